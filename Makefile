@@ -1,0 +1,58 @@
+# vaultmcp: `make help` lists what you can do.
+#
+# The step number can follow the target, as in `make step 3`, or be given as `make step N=3`.
+
+SHELL := /bin/bash
+ADDR  ?= 127.0.0.1:3000
+VAULT ?= $(CURDIR)/sample-vault
+
+# `make step 3` asks make for two goals, "step" and "3". Take the number from the goals and
+# turn the second goal into a no-op, so make does not look for a target called 3.
+NUMBERED := step check-step diff
+ifneq ($(filter $(NUMBERED),$(firstword $(MAKECMDGOALS))),)
+  ifneq ($(word 2,$(MAKECMDGOALS)),)
+    N := $(word 2,$(MAKECMDGOALS))
+    $(eval $(N):;@:)
+  endif
+endif
+STEP = $(notdir $(wildcard steps/$(shell printf %02d $(N) 2>/dev/null)-*))
+
+.PHONY: help step check-step diff test vet fmt cross bench
+
+help: ## list the targets
+	@echo "usage: make TARGET [N]"
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
+
+step: need-step ## run step N on the sample vault at http://127.0.0.1:3000/mcp (Ctrl-C stops it)
+	VAULT_PATH=$(VAULT) go run ./steps/$(STEP) -addr $(ADDR)
+
+check-step: need-step ## run step N's transcript against the server `make step N` started
+	go run ./scripts/check-step -mcp http://$(ADDR)/mcp -vault $(VAULT) $(N)
+
+diff: need-step ## show what step N adds to step N-1, and the shared code it starts using
+	@go run ./scripts/diff-step $(N)
+
+test: vet fmt cross ## check everything: every module, every transcript, the guide
+	go test -race -count=1 work
+
+vet:
+	go vet work
+
+fmt: ## fail if any Go file is not gofmt-ed
+	@out=$$(gofmt -l shared scripts steps); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+cross: ## build every step for Windows and macOS too
+	@for s in steps/*/; do \
+	  for target in windows/amd64 darwin/arm64; do \
+	    echo "build $$s for $$target"; \
+	    GOOS=$${target%/*} GOARCH=$${target#*/} go build -o /dev/null ./$$s || exit 1; \
+	  done; \
+	done
+
+bench: ## run the benchmarks
+	go test -run='^$$' -bench=. -benchmem work
+
+.PHONY: need-step
+need-step:
+	@if [ -z "$(N)" ]; then echo "which step? for example: make $(firstword $(MAKECMDGOALS)) 3"; exit 2; fi
+	@if [ -z "$(STEP)" ]; then echo "there is no step $(N); the steps are:"; ls steps; exit 2; fi

@@ -1,0 +1,91 @@
+// Command check-step runs a step's transcript against a server you already started, so you
+// can see that your terminal shows what the guide shows:
+//
+//	make step 3          # in one terminal
+//	make check-step 3    # in another
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"vaultmcp/scripts/transcript"
+)
+
+func main() {
+	if err := run(context.Background(), os.Args, os.Getenv, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "check-step:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	flags := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	endpoint := flags.String("mcp", "http://127.0.0.1:3000/mcp", "the running server's MCP endpoint")
+	vault := flags.String("vault", "", "the vault the server reads (default: the sample vault)")
+	if err := flags.Parse(args[1:]); err != nil {
+		return err
+	}
+	if flags.NArg() != 1 {
+		return errors.New("usage: check-step [-mcp URL] [-vault DIR] N")
+	}
+	n, err := strconv.Atoi(flags.Arg(0))
+	if err != nil {
+		return fmt.Errorf("the step must be a number, like 3: %w", err)
+	}
+	root, err := transcript.Root()
+	if err != nil {
+		return err
+	}
+	step, err := transcript.FindStep(root, n)
+	if err != nil {
+		return err
+	}
+	if *vault == "" {
+		*vault = filepath.Join(root, "sample-vault")
+	}
+	if err := reachable(*endpoint); err != nil {
+		return fmt.Errorf("no server answers at %s (%v); start it first with `make step %d` in another terminal", *endpoint, err, n)
+	}
+
+	sections, err := transcript.ParseFile(step.Transcript())
+	if err != nil {
+		return err
+	}
+	env := transcript.Env{MCP: *endpoint, Vault: *vault}
+	failed := 0
+	for _, s := range sections {
+		if f := transcript.Run(ctx, s, env); f != nil {
+			failed++
+			fmt.Fprintf(stdout, "FAIL %s\n%s\n\n", s.Title, f.Error())
+			continue
+		}
+		fmt.Fprintf(stdout, "ok   %s\n", s.Title)
+	}
+	fmt.Fprintf(stdout, "\nstep %s: %d passed, %d failed\n", step.Name, len(sections)-failed, failed)
+	if failed > 0 {
+		return fmt.Errorf("%d of %d sections failed", failed, len(sections))
+	}
+	return nil
+}
+
+func reachable(endpoint string) error {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return err
+	}
+	conn, err := net.DialTimeout("tcp", u.Host, 2*time.Second)
+	if err != nil {
+		return err
+	}
+	return conn.Close()
+}

@@ -1,0 +1,3 @@
+module vaultmcp/scripts
+
+go 1.26

@@ -1,0 +1,148 @@
+package transcript
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// These tests run every step's transcript against the step itself, started fresh on a free
+// port over a copy of the sample vault, exactly as `make check-step N` runs it against a
+// reader's server.
+
+var (
+	buildMu  sync.Mutex
+	binDir   string
+	binaries = map[string]string{} // step name → binary, built once per test run
+)
+
+func binary(t *testing.T, root string, step Step) string {
+	t.Helper()
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if bin, ok := binaries[step.Name]; ok {
+		return bin
+	}
+	if binDir == "" {
+		dir, err := os.MkdirTemp("", "vaultmcp-steps-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		binDir = dir
+	}
+	bin, err := Build(context.Background(), root, step, binDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	binaries[step.Name] = bin
+	return bin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+func stepsUnderTest(t *testing.T) (string, []Step) {
+	t.Helper()
+	root, err := Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := Steps(root)
+	if err != nil || len(steps) == 0 {
+		t.Fatalf("no steps found under %s: %v", root, err)
+	}
+	return root, steps
+}
+
+// startStep runs a step over a private copy of the sample vault, so a step that writes
+// cannot change the vault the next test reads.
+func startStep(t *testing.T, root string, step Step) (*Server, Env) {
+	t.Helper()
+	vault := filepath.Join(t.TempDir(), "vault")
+	if err := os.CopyFS(vault, os.DirFS(filepath.Join(root, "sample-vault"))); err != nil {
+		t.Fatalf("copy sample vault: %v", err)
+	}
+	srv, err := Start(binary(t, root, step), []string{"VAULT_PATH=" + vault})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		srv.Stop()
+		if t.Failed() {
+			t.Logf("%s server log:\n%s", step.Name, srv.Logs())
+		}
+	})
+	return srv, Env{MCP: srv.URL, Vault: vault}
+}
+
+func TestTranscripts(t *testing.T) {
+	root, steps := stepsUnderTest(t)
+	for _, step := range steps {
+		t.Run(step.Name, func(t *testing.T) {
+			sections, err := ParseFile(step.Transcript())
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, env := startStep(t, root, step)
+			for _, s := range sections {
+				if f := Run(context.Background(), s, env); f != nil {
+					t.Errorf("%s\n(against a running `make step %d`, use MCP=http://127.0.0.1:3000/mcp)", f.Error(), step.Number)
+				}
+			}
+		})
+	}
+}
+
+// TestEachStepAddsWhatItClaims checks the chain of transcripts: step N keeps every section
+// of step N-1 (possibly with different expected output, which the guide explains), and each
+// section step N adds fails against step N-1. So the new code is what makes it pass.
+func TestEachStepAddsWhatItClaims(t *testing.T) {
+	root, steps := stepsUnderTest(t)
+	for i := 1; i < len(steps); i++ {
+		prev, step := steps[i-1], steps[i]
+		t.Run(step.Name, func(t *testing.T) {
+			before, err := ParseFile(prev.Transcript())
+			if err != nil {
+				t.Fatal(err)
+			}
+			after, err := ParseFile(step.Transcript())
+			if err != nil {
+				t.Fatal(err)
+			}
+			kept := map[string]bool{}
+			for _, s := range after {
+				kept[s.Title] = true
+			}
+			for _, s := range before {
+				if !kept[s.Title] {
+					t.Errorf("%s drops the section %q of %s", step.Name, s.Title, prev.Name)
+				}
+			}
+			previous := map[string]bool{}
+			for _, s := range before {
+				previous[s.Title] = true
+			}
+			_, env := startStep(t, root, prev)
+			added := 0
+			for _, s := range after {
+				if previous[s.Title] {
+					continue
+				}
+				added++
+				if Run(context.Background(), s, env) == nil {
+					t.Errorf("section %q of %s already passes against %s: it does not show what %s adds", s.Title, step.Name, prev.Name, step.Name)
+				}
+			}
+			if added == 0 {
+				t.Errorf("%s adds no transcript section", step.Name)
+			}
+		})
+	}
+}

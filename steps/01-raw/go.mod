@@ -1,0 +1,3 @@
+module vaultmcp/steps/01-raw
+
+go 1.26
