@@ -20,6 +20,8 @@ func TestMatch(t *testing.T) {
 		{"any placeholder keeps the key required", `{"a": "<any>"}`, `{}`, false},
 		{"placeholder inside text", `{"t": "took <number> ms"}`, `{"t":"took 12 ms"}`, true},
 		{"json inside a string is compared as json", `{"text": "{\"b\": 2, \"a\": 1}"}`, `{"text":"{\"a\":1,\"b\":2}"}`, true},
+		{"an object may stand for a string holding it", `{"text": {"a": 1}}`, `{"text":"{\"a\":1}"}`, true},
+		{"an object does not match a plain string", `{"text": {"a": 1}}`, `{"text":"a: 1"}`, false},
 		{"plain text", "404 page not found", "404 page not found\n", true},
 		{"status and listed headers", "HTTP/1.1 405 Method Not Allowed\nAllow: POST", "HTTP/1.1 405 Method Not Allowed\r\nAllow: POST\r\nDate: x\r\n\r\n", true},
 		{"wrong status", "HTTP/1.1 200 OK", "HTTP/1.1 400 Bad Request\r\n\r\n{}", false},

@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
+	"strings"
 )
 
 // The error codes JSON-RPC 2.0 reserves for problems with the message itself.
@@ -57,6 +59,12 @@ func handleMCP(logger *slog.Logger) http.Handler {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
 			http.Error(w, "this MCP endpoint accepts only POST", http.StatusMethodNotAllowed)
+			return
+		}
+		// After initialize, clients repeat the negotiated version in this header (since
+		// 2025-06-18); the specification asks for 400 when it names a version we do not speak.
+		if v := r.Header.Get("MCP-Protocol-Version"); v != "" && !slices.Contains(supportedVersions, v) {
+			writeJSON(w, http.StatusBadRequest, errorResponse(nil, codeInvalidRequest, "unsupported MCP-Protocol-Version "+quote(v)+"; this server speaks "+strings.Join(supportedVersions, ", ")))
 			return
 		}
 		body, err := io.ReadAll(r.Body)

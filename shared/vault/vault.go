@@ -1,0 +1,213 @@
+// Package vault is the boundary between a model and the notes on disk. Every path a model
+// sends comes through here, and nothing here trusts it:
+//
+//   - CleanPath and NotePath check the text of a path, the same way on every OS;
+//   - a Vault opens files only through an os.Root, so the operating system itself refuses
+//     anything outside the vault folder, including through symbolic links;
+//   - ReadNote reads only Markdown notes, and at most MaxNoteSize bytes of one.
+//
+// Paths inside the program are vault-relative with '/' on every OS, and every refusal is an
+// error worded for the model: it says what failed and what to send instead, and it never
+// shows where the vault lives on disk.
+package vault
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+// MaxNoteSize bounds the bytes read for one note. A note is text someone wrote; the largest
+// real ones are a few hundred KiB, so 8 MiB fits any of them while keeping a stray log file
+// or pasted dump from using up memory, request after request.
+const MaxNoteSize = 8 << 20
+
+// The kinds of refusal. Callers match them with errors.Is; the error's text is the message
+// meant for the model.
+var (
+	ErrInvalidPath = errors.New("invalid path")
+	ErrOutside     = errors.New("outside the vault")
+	ErrNotNote     = errors.New("not a note")
+	ErrNotFound    = errors.New("note not found")
+	ErrTooLarge    = errors.New("note too large")
+)
+
+// refusal is an error whose text is written for the model and which matches one kind.
+type refusal struct {
+	kind error
+	msg  string
+}
+
+func (e *refusal) Error() string { return e.msg }
+func (e *refusal) Unwrap() error { return e.kind }
+
+func refuse(kind error, format string, args ...any) error {
+	return &refusal{kind: kind, msg: fmt.Sprintf(format, args...)}
+}
+
+// A Vault is a folder of notes, opened once. It is safe for concurrent use.
+type Vault struct {
+	root *os.Root
+	dir  string
+	// escapes is the error os.Root returns for a path that leads outside it. The os
+	// package does not export it, so Open learns it by asking for "..".
+	escapes error
+}
+
+// Open opens the vault in dir, which must be an existing folder.
+func Open(dir string) (*Vault, error) {
+	if dir == "" {
+		return nil, errors.New("no vault folder given")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("vault folder: %w", err)
+	}
+	info, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("vault folder %s does not exist", abs)
+	case err != nil:
+		return nil, fmt.Errorf("vault folder: %w", err)
+	case !info.IsDir():
+		return nil, fmt.Errorf("vault folder %s is a file, not a folder", abs)
+	}
+	root, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("vault folder: %w", err)
+	}
+	_, err = root.Stat("..")
+	return &Vault{root: root, dir: abs, escapes: errors.Unwrap(err)}, nil
+}
+
+// Close releases the vault folder.
+func (v *Vault) Close() error { return v.root.Close() }
+
+// Dir returns the absolute path of the vault folder, for logs. Never show it to a model.
+func (v *Vault) Dir() string { return v.dir }
+
+// ReadNote reads the note at p, a path sent by a model (see NotePath), and returns its
+// vault-relative path and its content.
+//
+// A symbolic link inside the vault is followed when it leads to a note inside the vault,
+// as Obsidian does; one that leads outside is refused by os.Root.
+func (v *Vault) ReadNote(p string) (note string, content []byte, err error) {
+	note, err = NotePath(p)
+	if err != nil {
+		return "", nil, err
+	}
+	name := filepath.FromSlash(note)
+
+	// Stat before opening: opening a named pipe would block until someone writes to it.
+	info, err := v.root.Stat(name)
+	if err != nil {
+		return "", nil, v.readError(note, err)
+	}
+	switch {
+	case info.IsDir():
+		return "", nil, refuse(ErrNotNote, "%q is a folder, not a note; send the path of a note inside it, like %q", note, note+"/Note.md")
+	case !info.Mode().IsRegular():
+		return "", nil, refuse(ErrNotNote, "%q is not a regular file, so it is not a note", note)
+	case info.Size() > MaxNoteSize:
+		return "", nil, tooLarge(note)
+	}
+
+	f, err := v.root.Open(name)
+	if err != nil {
+		return "", nil, v.readError(note, err)
+	}
+	defer f.Close()
+	// The note may have grown since Stat: read one byte past the limit to notice.
+	content, err = io.ReadAll(io.LimitReader(f, MaxNoteSize+1))
+	if err != nil {
+		return "", nil, v.readError(note, err)
+	}
+	if len(content) > MaxNoteSize {
+		return "", nil, tooLarge(note)
+	}
+	return note, content, nil
+}
+
+func tooLarge(note string) error {
+	return refuse(ErrTooLarge, "note %q is larger than %d MiB, too large to read", note, MaxNoteSize>>20)
+}
+
+// readError words a failure from os.Root for the model, without the vault's location.
+func (v *Vault) readError(note string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		// ENOTDIR: a file where the path needs a folder, as in "Note.md/Other.md".
+		return notFound(note, v.Suggest(note, 3))
+	case errors.Is(err, v.escapes):
+		return refuse(ErrOutside, "%q leads outside the vault through a symbolic link; only notes inside the vault can be read", note)
+	}
+	// Keep the OS's reason ("permission denied") and drop the rest of the *PathError.
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		err = pe.Err
+	}
+	return fmt.Errorf("note %q could not be read: %w", note, err)
+}
+
+func notFound(note string, suggestions []string) error {
+	if len(suggestions) == 0 {
+		return refuse(ErrNotFound, "note %q not found; paths are relative to the vault root, like %q", note, "Folder/Note.md")
+	}
+	quoted := make([]string, len(suggestions))
+	for i, s := range suggestions {
+		quoted[i] = fmt.Sprintf("%q", s)
+	}
+	last := len(quoted) - 1
+	alternatives := quoted[last]
+	if last > 0 {
+		alternatives = strings.Join(quoted[:last], ", ") + " or " + alternatives
+	}
+	return refuse(ErrNotFound, "note %q not found; did you mean %s?", note, alternatives)
+}
+
+// Notes returns the path of every note in the vault, sorted, '/'-separated.
+//
+// It lists exactly the notes a model can name: each path is accepted by NotePath unchanged.
+// So it skips hidden files and folders (.obsidian, .trash, .git) and names that CleanPath
+// refuses, such as "a\b.md" on Linux. Symbolic links to notes inside the vault are listed;
+// linked folders are not entered, which also rules out loops.
+func (v *Vault) Notes() ([]string, error) {
+	fsys := v.root.FS()
+	var notes []string
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == "." {
+			return err
+		}
+		if clean, err := CleanPath(p); err != nil || clean != p {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || !strings.EqualFold(path.Ext(p), ".md") {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			// A symbolic link (or something odd): list it only if it leads to a file
+			// inside the vault. fs.Stat goes through os.Root, which refuses the rest.
+			info, err := fs.Stat(fsys, p)
+			if err != nil || !info.Mode().IsRegular() {
+				return nil
+			}
+		}
+		notes = append(notes, p)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing notes: %w", err)
+	}
+	// WalkDir visits "a/b.md" before "a b.md"; sort plainly by bytes instead.
+	slices.Sort(notes)
+	return notes, nil
+}

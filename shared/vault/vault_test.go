@@ -1,0 +1,291 @@
+package vault
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"vaultmcp/shared/testvaults"
+)
+
+const secret = "the secret beside the vault"
+
+// newVault writes files (vault-relative path → content) into a fresh vault folder and opens
+// it. Beside the vault, outside it, lies secret.md, which no read may ever return.
+func newVault(t *testing.T, files map[string]string) *Vault {
+	t.Helper()
+	parent := t.TempDir()
+	write(t, filepath.Join(parent, "secret.md"), secret)
+	dir := filepath.Join(parent, "vault")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range files {
+		write(t, filepath.Join(dir, filepath.FromSlash(name)), content)
+	}
+	v, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	return v
+}
+
+func write(t *testing.T, name, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// symlink makes a symbolic link inside the vault, or skips the test where the OS or the
+// user may not make one (Windows without developer mode).
+func symlink(t *testing.T, v *Vault, target, name string) {
+	t.Helper()
+	if err := os.Symlink(target, filepath.Join(v.Dir(), filepath.FromSlash(name))); err != nil {
+		t.Skipf("cannot make symbolic links here: %v", err)
+	}
+}
+
+// caseSensitive reports whether the file system under v tells "a.md" from "A.md"
+// (Linux does; macOS and Windows by default do not).
+func caseSensitive(t *testing.T, v *Vault) bool {
+	t.Helper()
+	write(t, filepath.Join(v.Dir(), "case-probe.md"), "")
+	defer os.Remove(filepath.Join(v.Dir(), "case-probe.md"))
+	_, err := os.Stat(filepath.Join(v.Dir(), "CASE-PROBE.md"))
+	return err != nil
+}
+
+func TestOpen(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "note.md")
+	write(t, file, "")
+	for _, tc := range []struct{ dir, want string }{
+		{"", "no vault folder given"},
+		{filepath.Join(dir, "missing"), "vault folder " + filepath.Join(dir, "missing") + " does not exist"},
+		{file, "vault folder " + file + " is a file, not a folder"},
+	} {
+		if _, err := Open(tc.dir); err == nil || err.Error() != tc.want {
+			t.Errorf("Open(%q) error = %v; want %q", tc.dir, err, tc.want)
+		}
+	}
+
+	t.Chdir(dir)
+	v, err := Open(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if wd, _ := os.Getwd(); v.Dir() != wd {
+		t.Errorf("Dir() = %q; want the absolute path %q", v.Dir(), wd)
+	}
+}
+
+func TestReadNote(t *testing.T) {
+	v := newVault(t, map[string]string{
+		"Home.md":              "# Home",
+		"Projects/plan.md":     "# plan",
+		"Projects/Planning.md": "# Planning",
+		"Folder.md/inside.md":  "inside",
+		"image.png":            "png",
+		"exactly.md":           strings.Repeat("x", MaxNoteSize),
+		"big.md":               strings.Repeat("x", MaxNoteSize+1),
+	})
+
+	for _, tc := range []struct{ in, note, content string }{
+		{"Home.md", "Home.md", "# Home"},
+		{"Home", "Home.md", "# Home"},
+		{`Projects\Planning`, "Projects/Planning.md", "# Planning"},
+		{"Projects/../Home.md", "Home.md", "# Home"},
+		{"Folder.md/inside", "Folder.md/inside.md", "inside"},
+	} {
+		note, content, err := v.ReadNote(tc.in)
+		if err != nil || note != tc.note || string(content) != tc.content {
+			t.Errorf("ReadNote(%q) = %q, %q, %v; want %q, %q", tc.in, note, content, err, tc.note, tc.content)
+		}
+	}
+	if _, content, err := v.ReadNote("exactly.md"); err != nil || len(content) != MaxNoteSize {
+		t.Errorf("ReadNote(exactly.md) = %d bytes, %v; want %d bytes", len(content), err, MaxNoteSize)
+	}
+
+	for _, tc := range []struct {
+		in   string
+		kind error
+		want string // the whole message, when given
+	}{
+		{"Missing.md", ErrNotFound, `note "Missing.md" not found; paths are relative to the vault root, like "Folder/Note.md"`},
+		{"Projects/Plann.md", ErrNotFound, `note "Projects/Plann.md" not found; did you mean "Projects/plan.md" or "Projects/Planning.md"?`},
+		{"Home.md/Other.md", ErrNotFound, ""},
+		{"image.png", ErrNotNote, ""},
+		{"Folder.md", ErrNotNote, `"Folder.md" is a folder, not a note; send the path of a note inside it, like "Folder.md/Note.md"`},
+		{"big.md", ErrTooLarge, `note "big.md" is larger than 8 MiB, too large to read`},
+		{"../secret.md", ErrOutside, ""},
+		{"C:/secret.md", ErrOutside, ""},
+	} {
+		note, content, err := v.ReadNote(tc.in)
+		if !errors.Is(err, tc.kind) || note != "" || content != nil {
+			t.Errorf("ReadNote(%q) = %q, %d bytes, %v; want an error matching %q", tc.in, note, len(content), err, tc.kind)
+			continue
+		}
+		if tc.want != "" && err.Error() != tc.want {
+			t.Errorf("ReadNote(%q) error:\n got %v\nwant %s", tc.in, err, tc.want)
+		}
+	}
+}
+
+func TestReadNoteCase(t *testing.T) {
+	v := newVault(t, map[string]string{
+		"Projects/plan.md":     "# plan",
+		"Projects/Planning.md": "# Planning",
+	})
+	note, content, err := v.ReadNote("Projects/Plan.md")
+	if !caseSensitive(t, v) {
+		// The file system finds the note; the path keeps the spelling that was sent.
+		if err != nil || note != "Projects/Plan.md" || string(content) != "# plan" {
+			t.Errorf("ReadNote = %q, %q, %v; want the note", note, content, err)
+		}
+		return
+	}
+	want := `note "Projects/Plan.md" not found; did you mean "Projects/plan.md" or "Projects/Planning.md"?`
+	if !errors.Is(err, ErrNotFound) || err.Error() != want {
+		t.Errorf("ReadNote error:\n got %v\nwant %s", err, want)
+	}
+}
+
+func TestReadNoteSymlinks(t *testing.T) {
+	v := newVault(t, map[string]string{"Home.md": "# Home", "Projects/plan.md": "# plan"})
+	parent := filepath.Dir(v.Dir())
+	symlink(t, v, "Home.md", "linked.md")
+	symlink(t, v, "Projects", "Linked folder")
+	symlink(t, v, filepath.Join("..", "secret.md"), "relative.md")
+	symlink(t, v, filepath.Join(parent, "secret.md"), "absolute.md")
+	symlink(t, v, "..", "up")
+	symlink(t, v, parent, "up-absolute")
+	symlink(t, v, "loop.md", "loop.md")
+
+	// Inside pointing inside: allowed, as in Obsidian. The path is the link's own.
+	for in, want := range map[string]string{"linked.md": "# Home", "Linked folder/plan.md": "# plan"} {
+		if note, content, err := v.ReadNote(in); err != nil || note != in || string(content) != want {
+			t.Errorf("ReadNote(%q) = %q, %q, %v; want %q", in, note, content, err, want)
+		}
+	}
+
+	// Pointing outside: refused by os.Root, with a message that does not say where.
+	for _, in := range []string{"relative.md", "absolute.md", "up/secret.md", "up-absolute/secret.md", "up/vault/Home.md"} {
+		_, content, err := v.ReadNote(in)
+		if !errors.Is(err, ErrOutside) || content != nil {
+			t.Errorf("ReadNote(%q) = %q, %v; want an error matching %q", in, content, err, ErrOutside)
+			continue
+		}
+		want := `"` + in + `" leads outside the vault through a symbolic link; only notes inside the vault can be read`
+		if err.Error() != want {
+			t.Errorf("ReadNote(%q) error:\n got %v\nwant %s", in, err, want)
+		}
+	}
+
+	_, _, err := v.ReadNote("loop.md")
+	if err == nil || errors.Is(err, ErrNotFound) || strings.Contains(err.Error(), parent) {
+		t.Errorf("ReadNote(loop.md) error = %v; want a failure that does not show the vault's folder", err)
+	}
+}
+
+func TestNotes(t *testing.T) {
+	v := newVault(t, map[string]string{
+		"Home.md":                       "",
+		"a b.md":                        "",
+		"a/b.md":                        "",
+		"Projects/plan.md":              "",
+		"Projects/Planning.MD":          "",
+		"Folder.md/inside.md":           "",
+		"image.png":                     "",
+		"notes.txt":                     "",
+		"README":                        "",
+		".hidden.md":                    "",
+		".obsidian/app.json":            "",
+		".obsidian/plugins/x/README.md": "",
+		".trash/Old.md":                 "",
+		".git/notes.md":                 "",
+		"Folder/.draft.md":              "",
+	})
+	want := []string{"Folder.md/inside.md", "Home.md", "Projects/Planning.MD", "Projects/plan.md", "a b.md", "a/b.md"}
+
+	// Names Linux allows but a model could not send back, or Windows would read otherwise.
+	if runtime.GOOS != "windows" {
+		for _, name := range []string{`back\slash.md`, "colon:name.md", "nul.md", "trailing /x.md", "Folder./x.md"} {
+			write(t, filepath.Join(v.Dir(), name), "")
+		}
+	}
+	if os.Symlink("Home.md", filepath.Join(v.Dir(), "linked.md")) == nil {
+		os.Symlink("..", filepath.Join(v.Dir(), "up"))
+		os.Symlink(filepath.Join("..", "secret.md"), filepath.Join(v.Dir(), "outside.md"))
+		os.Symlink("Projects", filepath.Join(v.Dir(), "Linked folder"))
+		want = append(want, "linked.md")
+		slices.Sort(want)
+	}
+
+	got, err := v.Notes()
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("Notes() = %q, %v\nwant %q", got, err, want)
+	}
+	for _, note := range got {
+		if clean, err := NotePath(note); clean != note || err != nil {
+			t.Errorf("NotePath(%q) = %q, %v; want it unchanged", note, clean, err)
+		}
+	}
+}
+
+// TestGarden runs on a real vault: emoji names, and a note "⏰ ToDo Lists.md" beside a folder
+// "⏰ Todo Lists" whose name differs only in case.
+func TestGarden(t *testing.T) {
+	dir := testvaults.Dir(t, "obsidian-garden")
+	v, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+
+	notes, err := v.Notes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Ext(p) == ".md" {
+			rel, _ := filepath.Rel(dir, p)
+			want = append(want, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	slices.Sort(want)
+	if !slices.Equal(notes, want) {
+		t.Errorf("Notes() =\n%q\nwant\n%q", notes, want)
+	}
+	for _, note := range []string{"⏰ ToDo Lists.md", "⏰ Todo Lists/Obsidian Garden Todo.md", "👨‍👧‍👦 People/👨🏻‍🌾 Bob.md"} {
+		if !slices.Contains(notes, note) {
+			t.Errorf("Notes() lacks %q", note)
+		}
+	}
+	for _, note := range notes {
+		if got, content, err := v.ReadNote(note); got != note || len(content) == 0 || err != nil {
+			t.Errorf("ReadNote(%q) = %q, %d bytes, %v", note, got, len(content), err)
+		}
+	}
+
+	// Obsidian-style, without ".md": the note, not the folder beside it.
+	if _, content, err := v.ReadNote("⏰ ToDo Lists"); err != nil || !strings.Contains(string(content), "Todo") {
+		t.Errorf(`ReadNote("⏰ ToDo Lists") = %.40q, %v`, content, err)
+	}
+	_, _, err = v.ReadNote("⏰ todo lists")
+	if err != nil && !strings.Contains(err.Error(), `did you mean "⏰ ToDo Lists.md"`) {
+		t.Errorf(`ReadNote("⏰ todo lists") error = %v; want it to suggest "⏰ ToDo Lists.md"`, err)
+	}
+}
