@@ -1,0 +1,140 @@
+package markdown
+
+import "strings"
+
+// This file finds the parts of a line that are not prose: fenced code blocks, inline code and
+// comments. Code is content (it is indexed) but a "#include" in it is no tag and a "[[x]]" in
+// it is no link. Comments are not content at all.
+
+// fence is an open fenced code block: a line of at least three backticks or tildes opens it and
+// a line of at least as many of the same closes it. Everything in between is code.
+type fence struct {
+	marker byte // '`' or '~'; 0 when no fence is open
+	size   int  // how many markers opened it
+	quotes int  // how many blockquote levels ('>') it sits in, as in a callout
+}
+
+func (f fence) open() bool { return f.marker != 0 }
+
+// openFence reports whether line opens a fence: up to three spaces of indentation (four make an
+// indented code block instead), then the markers, then an optional info string such as "go".
+func openFence(line string) (fence, bool) {
+	quotes, rest := unquote(line, len(line))
+	body := strings.TrimLeft(rest, " ")
+	if len(rest)-len(body) > 3 || body == "" || (body[0] != '`' && body[0] != '~') {
+		return fence{}, false
+	}
+	size := len(body) - len(strings.TrimLeft(body, body[:1]))
+	// The info string of a backtick fence cannot hold a backtick: "```a``" is inline code.
+	if size < 3 || (body[0] == '`' && strings.Contains(body[size:], "`")) {
+		return fence{}, false
+	}
+	return fence{marker: body[0], size: size, quotes: quotes}, true
+}
+
+// within reads a line while f is open. The line is code, and may close the fence; or the
+// blockquote that held the fence has ended, which closes the fence and leaves the line as prose.
+func (f fence) within(line string) (code, closes bool) {
+	quotes, rest := unquote(line, f.quotes)
+	if quotes < f.quotes {
+		return false, true
+	}
+	body := strings.TrimLeft(rest, " ")
+	after := strings.TrimLeft(body, string(f.marker))
+	closes = len(rest)-len(body) <= 3 && len(body)-len(after) >= f.size && strings.TrimSpace(after) == ""
+	return true, closes
+}
+
+// unquote removes up to limit blockquote markers ("> ") from the start of line and says how
+// many it removed.
+func unquote(line string, limit int) (quotes int, rest string) {
+	for quotes < limit {
+		t := strings.TrimLeft(line, " ")
+		if !strings.HasPrefix(t, ">") {
+			break
+		}
+		line = strings.TrimPrefix(t[1:], " ")
+		quotes++
+	}
+	return quotes, line
+}
+
+// piece is a run of a line outside comments. A code piece is inline code (`like this`).
+type piece struct {
+	start, end int
+	code       bool
+}
+
+// visible splits a line that is not in a fenced block into its pieces outside comments. Obsidian
+// hides "%% comments %%" and HTML "<!-- comments -->"; both may span lines, so an open comment
+// is carried over to the next line in p.comment. Inline code is read first: "`%%`" is code,
+// not the start of a comment.
+func (p *parser) visible(line string) []piece {
+	var pieces []piece
+	add := func(start, end int, code bool) {
+		if end > start {
+			pieces = append(pieces, piece{start, end, code})
+		}
+	}
+	start := 0 // where the current piece began
+	for i := 0; i < len(line); {
+		if p.comment != "" {
+			end := strings.Index(line[i:], p.comment)
+			if end < 0 {
+				return pieces
+			}
+			i += end + len(p.comment)
+			p.comment, start = "", i
+			continue
+		}
+		switch {
+		case line[i] == '\\':
+			i += 2 // an escaped character is literal, even a backtick
+		case line[i] == '`':
+			run := runLength(line[i:], '`')
+			end := closingRun(line[i+run:], run)
+			if end < 0 {
+				i += run // no closing run on this line: literal backticks
+				continue
+			}
+			end += i + 2*run
+			add(start, i, false)
+			add(i, end, true)
+			i, start = end, end
+		case strings.HasPrefix(line[i:], "%%"):
+			add(start, i, false)
+			p.comment, i = "%%", i+2
+		case strings.HasPrefix(line[i:], "<!--"):
+			add(start, i, false)
+			p.comment, i = "-->", i+4
+		default:
+			i++
+		}
+	}
+	add(start, len(line), false)
+	return pieces
+}
+
+func runLength(s string, c byte) int {
+	n := 0
+	for n < len(s) && s[n] == c {
+		n++
+	}
+	return n
+}
+
+// closingRun returns where in s a run of exactly n backticks begins, or -1.
+func closingRun(s string, n int) int {
+	for i := 0; i < len(s); {
+		if s[i] != '`' {
+			i++
+			continue
+		}
+		run := runLength(s[i:], '`')
+		if run == n {
+			return i
+		}
+		i += run
+	}
+	return -1
+}

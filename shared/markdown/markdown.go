@@ -1,0 +1,175 @@
+// Package markdown turns an Obsidian note into what a search index holds: its headings, its
+// sections cut into chunks that can be embedded, its links and its tags.
+//
+// It reads the Markdown that Obsidian writes, line by line, and follows Obsidian where the two
+// disagree with plain CommonMark: wikilinks, #tags, %% comments %%. It is not a full Markdown
+// parser; it knows exactly as much structure as indexing needs (headings, code, comments), and
+// the tests compare what it finds with what a running Obsidian reported for the same notes.
+package markdown
+
+import (
+	"path"
+	"strings"
+
+	"vaultmcp/shared/frontmatter"
+)
+
+// Note is a parsed note.
+type Note struct {
+	Title       string // the file name without ".md": Obsidian's title for the note
+	Frontmatter frontmatter.Frontmatter
+	Headings    []Heading
+	Sections    []Section // in file order; text before the first heading comes first
+	Links       []Link    // frontmatter links first, then the body's in file order
+	Tags        []Tag     // frontmatter tags first, then the body's in file order
+}
+
+// Heading is a Markdown heading ("## Text"); Line is 1-based in the file.
+type Heading struct {
+	Text  string
+	Level int
+	Line  int
+}
+
+// Section is a heading and the text under it, up to the next heading of any level.
+type Section struct {
+	Heading string   // "" for the text before the first heading
+	Trail   []string // the headings from the top of the outline down to this one
+	Level   int      // 1-6, or 0 for the text before the first heading
+	Line    int      // 1-based line of the heading (or where the body starts)
+	Text    string   // the lines under the heading, comments removed
+	Chunks  []string // what gets embedded; see MaxChunk
+}
+
+// Tag is a tag, without its '#': "project/alpha" for #project/alpha.
+type Tag struct {
+	Name string
+	Line int // 1-based line in the file; 0 for tags from the frontmatter
+}
+
+// Parse parses a note. notePath is the note's vault-relative path with '/' separators; it
+// gives the title.
+func Parse(notePath, content string) Note {
+	// A note is text. Bytes that are not UTF-8 (a file saved in another encoding) become
+	// U+FFFD here, so the JSON, the database and the embedder downstream see valid text.
+	content = strings.ToValidUTF8(content, "\uFFFD")
+
+	fm, body, bodyLine := frontmatter.Split(content)
+	n := Note{
+		Title:       strings.TrimSuffix(path.Base(notePath), ".md"),
+		Frontmatter: fm,
+		Links:       frontmatterLinks(fm.Fields),
+		Tags:        frontmatterTags(fm.Fields),
+	}
+	p := parser{note: &n, current: Section{Line: bodyLine}}
+	for i, line := range strings.Split(body, "\n") {
+		p.line(bodyLine+i, strings.TrimSuffix(line, "\r"))
+	}
+	p.endSection()
+
+	for i := range n.Sections {
+		n.Sections[i].Chunks = chunk(prefix(n.Title, n.Sections[i].Trail), n.Sections[i].Text)
+	}
+	return n
+}
+
+// parser carries what one line needs to know about the lines before it.
+type parser struct {
+	note    *Note
+	fence   fence    // the open code fence, if any
+	comment string   // the marker that closes the open comment ("%%" or "-->"), if any
+	current Section  // the section being read
+	text    []string // its lines so far
+	trail   []Heading
+}
+
+func (p *parser) line(number int, line string) {
+	if p.fence.open() {
+		code, closes := p.fence.within(line)
+		if closes {
+			p.fence = fence{}
+		}
+		if code {
+			p.text = append(p.text, line) // code is content, but holds no headings, links or tags
+			return
+		}
+	}
+
+	startsInComment := p.comment != ""
+	if !startsInComment {
+		if f, ok := openFence(line); ok {
+			p.fence = f
+			p.text = append(p.text, line)
+			return
+		}
+	}
+	pieces := p.visible(line)
+	if startsInComment && p.comment != "" && len(pieces) == 0 {
+		return // wholly inside a comment
+	}
+	var visible strings.Builder
+	for _, pc := range pieces {
+		visible.WriteString(line[pc.start:pc.end])
+	}
+	text := visible.String()
+
+	if level, heading, ok := atxHeading(text); ok && !startsInComment {
+		p.startSection(Heading{Text: heading, Level: level, Line: number})
+	} else {
+		p.text = append(p.text, text)
+	}
+	for _, pc := range pieces {
+		if !pc.code {
+			p.scan(line, pc.start, pc.end, number)
+		}
+	}
+}
+
+func (p *parser) startSection(h Heading) {
+	p.endSection()
+	for len(p.trail) > 0 && p.trail[len(p.trail)-1].Level >= h.Level {
+		p.trail = p.trail[:len(p.trail)-1]
+	}
+	p.trail = append(p.trail, h)
+	trail := make([]string, len(p.trail))
+	for i, t := range p.trail {
+		trail[i] = t.Text
+	}
+	p.note.Headings = append(p.note.Headings, h)
+	p.current = Section{Heading: h.Text, Trail: trail, Level: h.Level, Line: h.Line}
+}
+
+// endSection files the section read so far. Text before the first heading is a section only
+// when there is some; a heading is one even when empty, since it is part of the outline.
+func (p *parser) endSection() {
+	s := p.current
+	s.Text = strings.Trim(strings.Join(p.text, "\n"), "\n")
+	p.text = p.text[:0]
+	if s.Level == 0 && strings.TrimSpace(s.Text) == "" {
+		return
+	}
+	p.note.Sections = append(p.note.Sections, s)
+}
+
+// atxHeading recognises "# Heading" through "###### Heading": up to three spaces, one to six
+// '#', then a space or tab ("#tag" is a tag, not a heading). An optional closing run of '#' is
+// not part of the text. A heading without text is not one: it titles nothing. Obsidian also
+// reads setext headings (a line underlined with === or ---); those are rare in vaults and are
+// not recognised here.
+func atxHeading(line string) (level int, text string, ok bool) {
+	rest := strings.TrimLeft(line, " ")
+	if len(line)-len(rest) > 3 {
+		return 0, "", false
+	}
+	for level < len(rest) && rest[level] == '#' {
+		level++
+	}
+	if level == 0 || level > 6 || level == len(rest) || (rest[level] != ' ' && rest[level] != '\t') {
+		return 0, "", false
+	}
+	text = strings.TrimSpace(rest[level:])
+	if closed := strings.TrimRight(text, "#"); closed == "" || strings.HasSuffix(closed, " ") || strings.HasSuffix(closed, "\t") {
+		text = strings.TrimSpace(closed)
+	}
+	return level, text, text != ""
+}
