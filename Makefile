@@ -17,7 +17,7 @@ ifneq ($(filter $(NUMBERED),$(firstword $(MAKECMDGOALS))),)
 endif
 STEP = $(notdir $(wildcard steps/$(shell printf %02d $(N) 2>/dev/null)-*))
 
-.PHONY: help step check-step diff test vet fmt cross bench
+.PHONY: help step check-step diff test vet fmt cross bench interop-deps guide
 
 help: ## list the targets
 	@echo "usage: make TARGET [N]"
@@ -32,8 +32,15 @@ check-step: need-step ## run step N's transcript against the server `make step N
 diff: need-step ## show what step N adds to step N-1, and the shared code it starts using
 	@go run ./scripts/diff-step $(N)
 
-test: vet fmt cross ## check everything: every module, every transcript, the guide
+test: vet fmt cross interop-deps ## check everything: every module, every transcript, the guide
 	go test -race -count=1 work
+
+# The interop test drives each step with the official MCP TypeScript client. Without node it
+# skips (and says so); CI installs node, so there it always runs.
+interop-deps:
+	@if command -v npm >/dev/null && [ ! -d scripts/interop/node_modules ]; then \
+	  npm ci --prefix scripts/interop --no-audit --no-fund --silent; \
+	fi
 
 vet:
 	go vet work
@@ -48,6 +55,9 @@ cross: ## build every step for Windows and macOS too
 	    GOOS=$${target%/*} GOARCH=$${target#*/} go build -o /dev/null ./$$s || exit 1; \
 	  done; \
 	done
+
+guide: ## refresh the guide's code excerpts and transcripts from the source
+	go run ./scripts/guide
 
 bench: ## run the benchmarks
 	go test -run='^$$' -bench=. -benchmem work

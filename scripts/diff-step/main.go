@@ -51,15 +51,15 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	diff := exec.CommandContext(ctx, "git", "diff", "--no-index", "--stat", "--patch",
 		"--", "steps/"+prev.Name, "steps/"+step.Name)
 	diff.Dir = root
-	diff.Stdout = stdout
 	diff.Stderr = os.Stderr
-	if err := diff.Run(); err != nil {
+	out, err := diff.Output()
+	if err != nil {
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) || exit.ExitCode() != 1 {
 			return fmt.Errorf("git diff: %w", err)
 		}
 	}
-
+	io.WriteString(stdout, withoutChecksums(string(out)))
 	before, err := sharedImports(ctx, root, prev)
 	if err != nil {
 		return err
@@ -77,6 +77,22 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// withoutChecksums drops go.sum from a diff: its lines are hashes, not something to read.
+func withoutChecksums(diff string) string {
+	var b strings.Builder
+	skipping := false
+	for _, line := range strings.SplitAfter(diff, "\n") {
+		if strings.HasPrefix(line, "diff --git ") {
+			skipping = strings.HasSuffix(strings.TrimSpace(line), "go.sum")
+		}
+		if skipping || (strings.Contains(line, "go.sum ") && strings.Contains(line, " | ")) {
+			continue
+		}
+		b.WriteString(line)
+	}
+	return b.String()
 }
 
 // sharedImports lists the packages of the shared module that a step uses, directly or not.
