@@ -24,10 +24,10 @@ help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
 
 step: need-step ## run step N on the sample vault at http://127.0.0.1:3000/mcp (Ctrl-C stops it)
-	VAULT_PATH=$(VAULT) go run ./steps/$(STEP) -addr $(ADDR)
+	VAULT_PATH="$(VAULT)" go run ./steps/$(STEP) -addr $(ADDR)
 
 check-step: need-step ## run step N's transcript against the server `make step N` started
-	go run ./scripts/check-step -mcp http://$(ADDR)/mcp -vault $(VAULT) $(N)
+	go run ./scripts/check-step -mcp http://$(ADDR)/mcp -vault "$(VAULT)" $(N)
 
 diff: need-step ## show what step N adds to step N-1, and the shared code it starts using
 	@go run ./scripts/diff-step $(N)

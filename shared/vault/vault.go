@@ -108,6 +108,11 @@ func (v *Vault) ReadNote(p string) (note string, content []byte, err error) {
 	// Stat before opening: opening a named pipe would block until someone writes to it.
 	info, err := v.root.Stat(name)
 	if err != nil {
+		// Models often name a folder ("Garden") when they want a note in it; say so.
+		folder := strings.TrimSuffix(note, ".md")
+		if dir, statErr := v.root.Stat(filepath.FromSlash(folder)); statErr == nil && dir.IsDir() {
+			return "", nil, refuse(ErrNotNote, "%q is a folder, not a note; send the path of a note inside it, like %q", folder, folder+"/Note.md")
+		}
 		return "", nil, v.readError(note, err)
 	}
 	switch {

@@ -127,6 +127,7 @@ func TestReadNote(t *testing.T) {
 		{"Home.md/Other.md", ErrNotFound, ""},
 		{"image.png", ErrNotNote, ""},
 		{"Folder.md", ErrNotNote, `"Folder.md" is a folder, not a note; send the path of a note inside it, like "Folder.md/Note.md"`},
+		{"Projects", ErrNotNote, `"Projects" is a folder, not a note; send the path of a note inside it, like "Projects/Note.md"`},
 		{"big.md", ErrTooLarge, `note "big.md" is larger than 8 MiB, too large to read`},
 		{"../secret.md", ErrOutside, ""},
 		{"C:/secret.md", ErrOutside, ""},
