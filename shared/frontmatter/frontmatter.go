@@ -42,8 +42,8 @@ type Frontmatter struct {
 //
 // Only a first line of exactly "---" opens frontmatter ("---js" and "--- x" are body text),
 // and only a later "---" line closes it; trailing spaces and a CR (Windows line ends) are
-// allowed on both. YAML also ends a document with "...", but Obsidian does not, so neither do
-// we. Without a closing fence the whole note is body, as in Obsidian.
+// allowed on both. YAML (and pandoc) also end a document with "...", but Obsidian only with
+// "---", and so do we. Without a closing fence the whole note is body, as in Obsidian.
 func Split(content string) (fm Frontmatter, body string, bodyLine int) {
 	// A byte order mark is invisible in an editor; the fence is still the first line.
 	content = strings.TrimPrefix(content, "\ufeff")

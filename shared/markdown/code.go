@@ -111,7 +111,9 @@ func (p *parser) visible(line string) []piece {
 			i++
 		}
 	}
-	add(start, len(line), false)
+	if p.comment == "" {
+		add(start, len(line), false)
+	}
 	return pieces
 }
 

@@ -58,6 +58,10 @@ func (p *parser) scan(line string, start, end, number int) {
 	}
 }
 
+// maxLink bounds how far a link's end is looked for. Links are short; without a bound, a line
+// of many '[' would be searched from each of them, in time growing with the square of its length.
+const maxLink = 1 << 10
+
 // linkAt parses the link that s starts with, a wikilink or a Markdown link, and returns it with
 // the length of its source text, or n == 0 when s does not start with a link.
 func linkAt(s string) (l Link, n int) {
@@ -71,6 +75,7 @@ func linkAt(s string) (l Link, n int) {
 // at the first '|' after the first character, so [[|x]] links to "|x". In a table the '|'
 // must be written "\|", and the backslash is not part of the target.
 func wikilink(s string) (l Link, n int) {
+	s = s[:min(len(s), maxLink)]
 	end := strings.Index(s[2:], "]]")
 	if end <= 0 { // [[]] is no link
 		return Link{}, 0
@@ -88,9 +93,21 @@ func wikilink(s string) (l Link, n int) {
 
 // markdownLink parses "[text](destination)" at the start of s, where the destination is a
 // local file, possibly percent-encoded ("My%20Note.md") or in angle brackets ("<My Note.md>"),
-// and may be followed by a title ("a.md \"title\"").
+// and may be followed by a title ("a.md \"title\""). The text may hold balanced brackets, as
+// in "[see [1]](a.md)" or an image that is itself the link, "[![logo](logo.png)](a.md)".
 func markdownLink(s string) (l Link, n int) {
-	textEnd := strings.IndexByte(s, ']')
+	s = s[:min(len(s), maxLink)]
+	textEnd, depth := -1, 0
+	for i := 0; i < len(s) && textEnd < 0; i++ {
+		switch s[i] {
+		case '[':
+			depth++
+		case ']':
+			if depth--; depth == 0 {
+				textEnd = i
+			}
+		}
+	}
 	if textEnd < 0 || !strings.HasPrefix(s[textEnd+1:], "(") {
 		return Link{}, 0
 	}

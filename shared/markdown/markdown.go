@@ -1,8 +1,8 @@
 // Package markdown turns an Obsidian note into what a search index holds: its headings, its
 // sections cut into chunks that can be embedded, its links and its tags.
 //
-// It reads the Markdown that Obsidian writes, line by line, and follows Obsidian where the two
-// disagree with plain CommonMark: wikilinks, #tags, %% comments %%. It is not a full Markdown
+// It reads the Markdown that Obsidian writes, line by line, including what Obsidian adds to
+// CommonMark: wikilinks, #tags, %% comments %%. It is not a full Markdown
 // parser; it knows exactly as much structure as indexing needs (headings, code, comments), and
 // the tests compare what it finds with what a running Obsidian reported for the same notes.
 package markdown
@@ -20,8 +20,8 @@ type Note struct {
 	Frontmatter frontmatter.Frontmatter
 	Headings    []Heading
 	Sections    []Section // in file order; text before the first heading comes first
-	Links       []Link    // frontmatter links first, then the body's in file order
-	Tags        []Tag     // frontmatter tags first, then the body's in file order
+	Links       []Link    // frontmatter links first (by property name), then the body's in order
+	Tags        []Tag     // frontmatter tags first, then the body's in order
 }
 
 // Heading is a Markdown heading ("## Text"); Line is 1-based in the file.
@@ -104,8 +104,8 @@ func (p *parser) line(number int, line string) {
 		}
 	}
 	pieces := p.visible(line)
-	if startsInComment && p.comment != "" && len(pieces) == 0 {
-		return // wholly inside a comment
+	if len(pieces) == 0 && line != "" {
+		return // the line is all comment
 	}
 	var visible strings.Builder
 	for _, pc := range pieces {
@@ -153,7 +153,8 @@ func (p *parser) endSection() {
 
 // atxHeading recognises "# Heading" through "###### Heading": up to three spaces, one to six
 // '#', then a space or tab ("#tag" is a tag, not a heading). An optional closing run of '#' is
-// not part of the text. A heading without text is not one: it titles nothing. Obsidian also
+// not part of the text. A heading without text is not one: it titles nothing, and one in a
+// blockquote or callout ("> # x") belongs to the quote, not to the outline. Obsidian also
 // reads setext headings (a line underlined with === or ---); those are rare in vaults and are
 // not recognised here.
 func atxHeading(line string) (level int, text string, ok bool) {
