@@ -1,6 +1,9 @@
 package markdown
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // This file finds the parts of a line that are not prose: fenced code blocks, inline code and
 // comments. Code is content (it is indexed) but a "#include" in it is no tag and a "[[x]]" in
@@ -76,7 +79,8 @@ func (p *parser) visible(line string) []piece {
 			pieces = append(pieces, piece{start, end, code})
 		}
 	}
-	start := 0 // where the current piece began
+	start := 0        // where the current piece began
+	var runs runIndex // the line's backtick runs, found when the first backtick is met
 	for i := 0; i < len(line); {
 		if p.comment != "" {
 			end := strings.Index(line[i:], p.comment)
@@ -91,13 +95,16 @@ func (p *parser) visible(line string) []piece {
 		case line[i] == '\\':
 			i += 2 // an escaped character is literal, even a backtick
 		case line[i] == '`':
+			if runs == nil {
+				runs = backtickRuns(line)
+			}
 			run := runLength(line[i:], '`')
-			end := closingRun(line[i+run:], run)
+			end := runs.next(run, i+run)
 			if end < 0 {
 				i += run // no closing run on this line: literal backticks
 				continue
 			}
-			end += i + 2*run
+			end += run
 			add(start, i, false)
 			add(i, end, true)
 			i, start = end, end
@@ -125,18 +132,31 @@ func runLength(s string, c byte) int {
 	return n
 }
 
-// closingRun returns where in s a run of exactly n backticks begins, or -1.
-func closingRun(s string, n int) int {
-	for i := 0; i < len(s); {
-		if s[i] != '`' {
+// runIndex maps each length of backtick run on a line to where such runs start, in order.
+// Inline code closes at the next run of exactly the opening's length; looking that up here,
+// instead of rescanning the rest of the line for every opening, keeps a hostile line of
+// ever-longer runs ("` “ ``` ...") from costing time quadratic in its length.
+type runIndex map[int][]int
+
+func backtickRuns(line string) runIndex {
+	runs := runIndex{}
+	for i := 0; i < len(line); {
+		if line[i] != '`' {
 			i++
 			continue
 		}
-		run := runLength(s[i:], '`')
-		if run == n {
-			return i
-		}
-		i += run
+		n := runLength(line[i:], '`')
+		runs[n] = append(runs[n], i)
+		i += n
+	}
+	return runs
+}
+
+// next returns where the first run of exactly n backticks at or after from begins, or -1.
+func (r runIndex) next(n, from int) int {
+	starts := r[n]
+	if k, _ := slices.BinarySearch(starts, from); k < len(starts) {
+		return starts[k]
 	}
 	return -1
 }

@@ -153,10 +153,10 @@ func (p *parser) endSection() {
 
 // atxHeading recognises "# Heading" through "###### Heading": up to three spaces, one to six
 // '#', then a space or tab ("#tag" is a tag, not a heading). An optional closing run of '#' is
-// not part of the text. A heading without text is not one: it titles nothing, and one in a
-// blockquote or callout ("> # x") belongs to the quote, not to the outline. Obsidian also
-// reads setext headings (a line underlined with === or ---); those are rare in vaults and are
-// not recognised here.
+// not part of the text. A heading without text is not one: it titles nothing. Headings inside a
+// blockquote or callout ("> # x") never reach this function, as the line starts with '>'; they
+// belong to the quote, not to the outline. Obsidian also reads setext headings (a line
+// underlined with === or ---); those are rare in vaults and are not recognised here.
 func atxHeading(line string) (level int, text string, ok bool) {
 	rest := strings.TrimLeft(line, " ")
 	if len(line)-len(rest) > 3 {

@@ -185,8 +185,17 @@ func BenchmarkParseSyntheticNote(b *testing.B) {
 // or code span is tried from every one. maxLink bounds each try, so MB/s does not fall as the
 // line grows (without it, the 200 KB "[a" line took six seconds).
 func BenchmarkParseHostileLine(b *testing.B) {
+	lines := map[string]string{}
 	for _, unit := range []string{"[a", "[[a", "[a](", "`a``"} {
-		line := strings.Repeat(unit, 100_000)
+		lines[unit] = strings.Repeat(unit, 100_000)
+	}
+	// Backtick runs of every length, none closed: each opening has to look for its closer.
+	var growing strings.Builder
+	for n := 1; growing.Len() < 1<<20; n++ {
+		growing.WriteString(strings.Repeat("`", n) + " ")
+	}
+	lines["growing backtick runs"] = growing.String()
+	for unit, line := range lines {
 		b.Run(unit, func(b *testing.B) {
 			b.SetBytes(int64(len(line)))
 			for b.Loop() {

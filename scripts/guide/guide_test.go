@@ -1,0 +1,110 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"vaultmcp/scripts/transcript"
+)
+
+// TestExcerptsMatchTheSource fails when the guide shows code or a transcript that is not what
+// the repository holds. `make guide` brings the excerpts up to date.
+func TestExcerptsMatchTheSource(t *testing.T) {
+	root, err := transcript.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale, err := Sync(root, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range stale {
+		t.Error(s)
+	}
+}
+
+// TestEveryStepHasAChapter checks that each step has its chapter, that the chapter shows at
+// least one excerpt checked against the step, and that relative links lead somewhere.
+func TestEveryStepHasAChapter(t *testing.T) {
+	root, err := transcript.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := transcript.Steps(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range steps {
+		data, err := os.ReadFile(filepath.Join(root, "guide", s.Name+".md"))
+		if err != nil {
+			t.Errorf("step %s has no chapter: %v", s.Name, err)
+			continue
+		}
+		if !strings.Contains(string(data), "<!-- transcript: steps/"+s.Name) {
+			t.Errorf("guide/%s.md shows none of its step's transcript", s.Name)
+		}
+	}
+}
+
+var link = regexp.MustCompile(`\]\(([^)#\s]+)(#[^)]*)?\)`)
+
+func TestRelativeLinksResolve(t *testing.T) {
+	root, err := transcript.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "guide", "*.md"))
+	files = append(files, filepath.Join(root, "README.md"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(withoutCode(string(data)), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(filepath.Dir(f), target)); err != nil {
+				t.Errorf("%s links to %s, which does not exist", filepath.Base(f), target)
+			}
+		}
+	}
+}
+
+// withoutCode blanks out fenced code blocks: code may hold text shaped like a link.
+func withoutCode(markdown string) string {
+	var out []string
+	inCode := false
+	for _, line := range strings.Split(markdown, "\n") {
+		if strings.HasPrefix(line, "```") {
+			inCode = !inCode
+			continue
+		}
+		if !inCode {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func TestDeclaration(t *testing.T) {
+	src := []byte("package p\n\n// Doc says hi.\nfunc Hi() {}\n\ntype T struct{}\n\nfunc (t *T) M() {}\n\nvar x, y = 1, 2\n")
+	for name, want := range map[string]string{
+		"Hi":  "// Doc says hi.\nfunc Hi() {}",
+		"T":   "type T struct{}",
+		"T.M": "func (t *T) M() {}",
+		"y":   "var x, y = 1, 2",
+	} {
+		got, err := declaration("p.go", src, name)
+		if err != nil || got != want {
+			t.Errorf("declaration(%s) = %q, %v; want %q", name, got, err, want)
+		}
+	}
+	if _, err := declaration("p.go", src, "Nope"); err == nil {
+		t.Error("declaration(Nope) succeeded")
+	}
+}
