@@ -3,8 +3,10 @@
 # The step number can follow the target, as in `make step 3`, or be given as `make step N=3`.
 
 SHELL := /bin/bash
-ADDR  ?= 127.0.0.1:3000
-VAULT ?= $(CURDIR)/sample-vault
+ADDR     ?= 127.0.0.1:3000
+VAULT    ?= $(CURDIR)/sample-vault
+# From step 4 on: auto (Ollama if it answers, else offline), ollama, or offline.
+EMBEDDER ?= auto
 
 # `make step 3` asks make for two goals, "step" and "3". Take the number from the goals and
 # turn the second goal into a no-op, so make does not look for a target called 3.
@@ -17,14 +19,14 @@ ifneq ($(filter $(NUMBERED),$(firstword $(MAKECMDGOALS))),)
 endif
 STEP = $(notdir $(wildcard steps/$(shell printf %02d $(N) 2>/dev/null)-*))
 
-.PHONY: help step check-step diff test vet fmt cross bench interop-deps guide
+.PHONY: help step check-step diff test vet fmt cross bench interop-deps guide standin
 
 help: ## list the targets
 	@echo "usage: make TARGET [N]"
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
 
 step: need-step ## run step N on the sample vault at http://127.0.0.1:3000/mcp (Ctrl-C stops it)
-	VAULT_PATH="$(VAULT)" go run ./steps/$(STEP) -addr $(ADDR)
+	VAULT_PATH="$(VAULT)" VAULTMCP_EMBEDDER=$(EMBEDDER) go run ./steps/$(STEP) -addr $(ADDR)
 
 check-step: need-step ## run step N's transcript against the server `make step N` started
 	go run ./scripts/check-step -mcp http://$(ADDR)/mcp -vault "$(VAULT)" $(N)
@@ -55,6 +57,9 @@ cross: ## build every step for Windows and macOS too
 	    GOOS=$${target%/*} GOARCH=$${target#*/} go build -o /dev/null ./$$s || exit 1; \
 	  done; \
 	done
+
+standin: ## run the Ollama stand-in on 127.0.0.1:11434, for trying the Ollama code path offline
+	go run ./scripts/ollama-standin
 
 guide: ## refresh the guide's code excerpts and transcripts from the source
 	go run ./scripts/guide

@@ -3,16 +3,20 @@ module vaultmcp/shared
 go 1.26
 
 require (
-	github.com/asg017/sqlite-vec-go-bindings v0.1.6 // indirect
+	github.com/asg017/sqlite-vec-go-bindings v0.1.6
+	github.com/goccy/go-yaml v1.19.2
+	github.com/ncruces/go-sqlite3 v0.21.3
+	github.com/ollama/ollama v0.17.4
+	github.com/tetratelabs/wazero v1.8.2
+)
+
+require (
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/buger/jsonparser v1.1.1 // indirect
-	github.com/goccy/go-yaml v1.19.2 // indirect
+	github.com/fsnotify/fsnotify v1.10.1 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/mailru/easyjson v0.7.7 // indirect
-	github.com/ncruces/go-sqlite3 v0.21.3 // indirect
 	github.com/ncruces/julianday v1.0.0 // indirect
-	github.com/ollama/ollama v0.17.4 // indirect
-	github.com/tetratelabs/wazero v1.8.2 // indirect
 	github.com/wk8/go-ordered-map/v2 v2.1.8 // indirect
 	golang.org/x/crypto v0.43.0 // indirect
 	golang.org/x/sys v0.37.0 // indirect

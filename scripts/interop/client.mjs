@@ -20,6 +20,10 @@ report.echoMissing = await client.callTool({ name: "echo", arguments: {} });
 if (report.tools.includes("get_note")) {
   report.note = await client.callTool({ name: "get_note", arguments: { path: "Projects/Ideas.md" } });
 }
+if (report.tools.includes("search_vault")) {
+  // From step 6 the tool declares an outputSchema; the SDK checks structuredContent against it.
+  report.search = await client.callTool({ name: "search_vault", arguments: { query: "why is my bread dense", limit: 1 } });
+}
 try {
   await client.callTool({ name: "no_such_tool", arguments: {} });
   report.unknownTool = "no error";

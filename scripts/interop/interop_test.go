@@ -22,6 +22,7 @@ type report struct {
 	Ping            toolResult        `json:"ping"`
 	EchoMissing     toolResult        `json:"echoMissing"`
 	Note            *toolResult       `json:"note"`
+	Search          *toolResult       `json:"search"`
 	UnknownTool     struct {
 		Code int `json:"code"`
 	} `json:"unknownTool"`
@@ -55,7 +56,11 @@ func TestOfficialTypeScriptClient(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv, err := transcript.Start(exe, []string{"VAULT_PATH=" + filepath.Join(root, "sample-vault")})
+			srv, err := transcript.Start(exe, []string{
+				"VAULT_PATH=" + filepath.Join(root, "sample-vault"),
+				"VAULTMCP_EMBEDDER=offline",
+				"VAULTMCP_DB=" + filepath.Join(t.TempDir(), "index.db"),
+			})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,6 +93,11 @@ func TestOfficialTypeScriptClient(t *testing.T) {
 			}
 			if got.UnknownTool.Code != -32602 {
 				t.Errorf("unknown tool: code %d, want -32602", got.UnknownTool.Code)
+			}
+			if slices.Contains(got.Tools, "search_vault") {
+				if got.Search == nil || got.Search.IsError || !strings.Contains(got.Search.Content[0].Text, "Dense loaf troubleshooting") {
+					t.Errorf("search_vault = %+v", got.Search)
+				}
 			}
 			if slices.Contains(got.Tools, "get_note") {
 				if got.Note == nil || got.Note.IsError || !strings.Contains(got.Note.Content[0].Text, "Project ideas") {

@@ -3,9 +3,13 @@ package transcript
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+
+	"vaultmcp/shared/ollamatest"
 )
 
 // These tests run every step's transcript against the step itself, started fresh on a free
@@ -61,15 +65,51 @@ func stepsUnderTest(t *testing.T) (string, []Step) {
 	return root, steps
 }
 
+// mode says how a step that searches gets its embeddings.
+type mode string
+
+const (
+	plain   mode = ""        // a step without an -embedder flag
+	offline mode = "offline" // the built-in lexical embedder
+	standIn mode = "ollama"  // the real Ollama client, talking to the Ollama stand-in
+)
+
+// modes lists the ways to run a step: steps that embed run both offline and through the real
+// Ollama client against the stand-in, and must print the same transcript either way.
+func modes(t *testing.T, root string, step Step) []mode {
+	usage, _ := exec.Command(binary(t, root, step), "-h").CombinedOutput()
+	if strings.Contains(string(usage), "-embedder") {
+		return []mode{offline, standIn}
+	}
+	return []mode{plain}
+}
+
 // startStep runs a step over a private copy of the sample vault, so a step that writes
 // cannot change the vault the next test reads.
-func startStep(t *testing.T, root string, step Step) (*Server, Env) {
+func startStep(t *testing.T, root string, step Step, m mode) (*Server, Env) {
 	t.Helper()
-	vault := filepath.Join(t.TempDir(), "vault")
+	dir := t.TempDir()
+	vault := filepath.Join(dir, "vault")
 	if err := os.CopyFS(vault, os.DirFS(filepath.Join(root, "sample-vault"))); err != nil {
 		t.Fatalf("copy sample vault: %v", err)
 	}
-	srv, err := Start(binary(t, root, step), []string{"VAULT_PATH=" + vault})
+	env := []string{"VAULT_PATH=" + vault, "VAULTMCP_DB=" + filepath.Join(dir, "data", "index.db")}
+	switch m {
+	case offline:
+		env = append(env, "VAULTMCP_EMBEDDER=offline")
+	case standIn:
+		ollama := ollamatest.NewServer(ollamatest.Options{})
+		t.Cleanup(func() {
+			if len(ollama.Calls()) == 0 {
+				t.Errorf("%s never called the Ollama stand-in, so the Ollama client was not tested", step.Name)
+			}
+			ollama.Close()
+		})
+		// The stand-in's vectors are the offline embedder's, so they need the offline score
+		// floor (steps/06-search/search.go), not the one chosen for nomic-embed-text.
+		env = append(env, "VAULTMCP_EMBEDDER=ollama", "OLLAMA_HOST="+ollama.URL, "VAULTMCP_MIN_SCORE=0.17")
+	}
+	srv, err := Start(binary(t, root, step), env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,18 +125,24 @@ func startStep(t *testing.T, root string, step Step) (*Server, Env) {
 func TestTranscripts(t *testing.T) {
 	root, steps := stepsUnderTest(t)
 	for _, step := range steps {
-		t.Run(step.Name, func(t *testing.T) {
-			sections, err := ParseFile(step.Transcript())
-			if err != nil {
-				t.Fatal(err)
+		for _, m := range modes(t, root, step) {
+			name := step.Name
+			if m != plain {
+				name += "/" + string(m)
 			}
-			_, env := startStep(t, root, step)
-			for _, s := range sections {
-				if f := Run(context.Background(), s, env); f != nil {
-					t.Errorf("%s\n(against a running `make step %d`, use MCP=http://127.0.0.1:3000/mcp)", f.Error(), step.Number)
+			t.Run(name, func(t *testing.T) {
+				sections, err := ParseFile(step.Transcript())
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-		})
+				_, env := startStep(t, root, step, m)
+				for _, s := range sections {
+					if f := Run(context.Background(), s, env); f != nil {
+						t.Errorf("%s\n(against a running `make step %d`, use MCP=http://127.0.0.1:3000/mcp)", f.Error(), step.Number)
+					}
+				}
+			})
+		}
 	}
 }
 
@@ -129,7 +175,7 @@ func TestEachStepAddsWhatItClaims(t *testing.T) {
 			for _, s := range before {
 				previous[s.Title] = true
 			}
-			_, env := startStep(t, root, prev)
+			_, env := startStep(t, root, prev, modes(t, root, prev)[0])
 			added := 0
 			for _, s := range after {
 				if previous[s.Title] {

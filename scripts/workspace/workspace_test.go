@@ -100,3 +100,20 @@ func TestStepsBuildWithoutTheWorkspace(t *testing.T) {
 		})
 	}
 }
+
+// TestSQLitePins keeps the one pair of SQLite modules that works together (DESIGN §5): the
+// sqlite-vec bindings embed a WebAssembly SQLite that runs only with go-sqlite3 v0.19.0 to
+// v0.21.3. A `go get -u` would move go-sqlite3 past that and break every step from 5 on at
+// run time, not at build time; this test says so at once.
+func TestSQLitePins(t *testing.T) {
+	root, _ := modules(t)
+	reqs := requires(t, filepath.Join(root, "shared", "go.mod"))
+	for path, want := range map[string]string{
+		"github.com/ncruces/go-sqlite3":            "v0.21.3",
+		"github.com/asg017/sqlite-vec-go-bindings": "v0.1.6",
+	} {
+		if got := reqs[path]; got != want {
+			t.Errorf("shared/go.mod requires %s %s; it must stay at %s, the version its WebAssembly SQLite works with", path, got, want)
+		}
+	}
+}

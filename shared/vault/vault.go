@@ -103,27 +103,16 @@ func (v *Vault) ReadNote(p string) (note string, content []byte, err error) {
 	if err != nil {
 		return "", nil, err
 	}
-	name := filepath.FromSlash(note)
-
 	// Stat before opening: opening a named pipe would block until someone writes to it.
-	info, err := v.root.Stat(name)
+	info, err := v.stat(note)
 	if err != nil {
-		// Models often name a folder ("Garden") when they want a note in it; say so.
-		folder := strings.TrimSuffix(note, ".md")
-		if dir, statErr := v.root.Stat(filepath.FromSlash(folder)); statErr == nil && dir.IsDir() {
-			return "", nil, refuse(ErrNotNote, "%q is a folder, not a note; send the path of a note inside it, like %q", folder, folder+"/Note.md")
-		}
-		return "", nil, v.readError(note, err)
+		return "", nil, err
 	}
-	switch {
-	case info.IsDir():
-		return "", nil, refuse(ErrNotNote, "%q is a folder, not a note; send the path of a note inside it, like %q", note, note+"/Note.md")
-	case !info.Mode().IsRegular():
-		return "", nil, refuse(ErrNotNote, "%q is not a regular file, so it is not a note", note)
-	case info.Size() > MaxNoteSize:
+	if info.Size() > MaxNoteSize {
 		return "", nil, tooLarge(note)
 	}
 
+	name := filepath.FromSlash(note)
 	f, err := v.root.Open(name)
 	if err != nil {
 		return "", nil, v.readError(note, err)
@@ -142,6 +131,41 @@ func (v *Vault) ReadNote(p string) (note string, content []byte, err error) {
 
 func tooLarge(note string) error {
 	return refuse(ErrTooLarge, "note %q is larger than %d MiB, too large to read", note, MaxNoteSize>>20)
+}
+
+// Stat returns the size and modification time of a note, with the same checks and errors
+// as ReadNote. An index records them to notice later, without reading every note again,
+// which notes changed.
+func (v *Vault) Stat(p string) (note string, info fs.FileInfo, err error) {
+	note, err = NotePath(p)
+	if err != nil {
+		return "", nil, err
+	}
+	info, err = v.stat(note)
+	if err != nil {
+		return "", nil, err
+	}
+	return note, info, nil
+}
+
+// stat checks that note, a cleaned note path, names a regular file in the vault.
+func (v *Vault) stat(note string) (fs.FileInfo, error) {
+	info, err := v.root.Stat(filepath.FromSlash(note))
+	if err != nil {
+		// Models often name a folder ("Garden") when they want a note in it; say so.
+		folder := strings.TrimSuffix(note, ".md")
+		if dir, statErr := v.root.Stat(filepath.FromSlash(folder)); statErr == nil && dir.IsDir() {
+			return nil, refuse(ErrNotNote, "%q is a folder, not a note; send the path of a note inside it, like %q", folder, folder+"/Note.md")
+		}
+		return nil, v.readError(note, err)
+	}
+	switch {
+	case info.IsDir():
+		return nil, refuse(ErrNotNote, "%q is a folder, not a note; send the path of a note inside it, like %q", note, note+"/Note.md")
+	case !info.Mode().IsRegular():
+		return nil, refuse(ErrNotNote, "%q is not a regular file, so it is not a note", note)
+	}
+	return info, nil
 }
 
 // readError words a failure from os.Root for the model, without the vault's location.

@@ -290,3 +290,16 @@ func TestGarden(t *testing.T) {
 		t.Errorf(`ReadNote("⏰ todo lists") error = %v; want it to suggest "⏰ ToDo Lists.md"`, err)
 	}
 }
+
+func TestStat(t *testing.T) {
+	v := newVault(t, map[string]string{"Notes/a.md": "12345"})
+	note, info, err := v.Stat(`Notes\a`)
+	if err != nil || note != "Notes/a.md" || info.Size() != 5 {
+		t.Fatalf("Stat = %q, %v, %v; want Notes/a.md of 5 bytes", note, info, err)
+	}
+	for in, kind := range map[string]error{"Notes": ErrNotNote, "Notes/b.md": ErrNotFound, "../a.md": ErrOutside} {
+		if _, _, err := v.Stat(in); !errors.Is(err, kind) {
+			t.Errorf("Stat(%q) = %v, want %v", in, err, kind)
+		}
+	}
+}

@@ -1,0 +1,46 @@
+package embed
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/ollama/ollama/api"
+)
+
+// Choose returns the embedder that mode, the value of the -embedder flag, asks for:
+//
+//   - "ollama": Ollama with DefaultModel, checked now. If Ollama does not answer or lacks the
+//     model, the error says how to fix that.
+//   - "offline": the offline embedder. The network is not touched.
+//   - "auto": Ollama if it answers and has the model; otherwise the offline embedder, with a
+//     warning on logger that says what that costs and how to get the real thing. This way a
+//     fresh machine without Ollama still runs, and nobody mistakes word matching for the
+//     semantic search they were promised.
+//
+// client says where Ollama is; api.ClientFromEnvironment gives one for OLLAMA_HOST. The check
+// takes at most a few seconds, and milliseconds when nothing listens at that address.
+func Choose(ctx context.Context, mode string, client *api.Client, logger *slog.Logger) (Embedder, error) {
+	switch mode {
+	case "ollama", "auto":
+	case "offline":
+		logger.Info("embedder", "model", OfflineModel, "kind", "lexical: matches words, not meaning")
+		return NewOffline(), nil
+	default:
+		return nil, fmt.Errorf("unknown embedder %q: use auto, ollama or offline", mode)
+	}
+
+	ollama := NewOllama(client, DefaultModel)
+	err := ollama.Check(ctx)
+	switch {
+	case err == nil:
+		logger.Info("embedder", "model", ollama.Model(), "dimensions", ollama.Dimensions())
+		return ollama, nil
+	case mode == "ollama" || ctx.Err() != nil:
+		return nil, err
+	}
+	logger.Warn("OLLAMA NOT AVAILABLE, USING THE OFFLINE EMBEDDER: search matches the words of a query, not its meaning",
+		"reason", err,
+		"fix", "for semantic search, install Ollama (https://ollama.com), run `ollama pull "+DefaultModel+"`, and restart")
+	return NewOffline(), nil
+}

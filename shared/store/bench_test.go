@@ -1,0 +1,263 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The benchmarks compare the index with what it replaces or costs:
+//
+//	go test -run '^$' -bench . ./shared/store
+//
+//   - BenchmarkSearch: a KNN query in vec0 against a scan of the same vectors in plain Go, at
+//     1k, 10k and 50k sections of 768 dimensions, with and without a folder filter.
+//   - BenchmarkPutNote: indexing 10k sections, one transaction per note as the indexer does.
+//   - BenchmarkOpen: the start-up of a fresh process, with and without the compile cache.
+
+// benchEmbedder has nomic-embed-text's dimension.
+var benchEmbedder = Embedder{Name: "bench", Model: "random", Dimension: 768}
+
+// folders is how many top-level folders a random corpus spreads its notes over; a folder
+// filter selects one of them, a tenth of the corpus.
+const folders = 10
+
+// corpus is a generated set of notes, with their vectors at hand for a plain scan.
+type corpus struct {
+	notes []corpusNote
+}
+
+type corpusNote struct {
+	note     Note
+	sections []Section
+	vectors  [][]float32 // unit length
+}
+
+func randomUnit(r *rand.Rand, dim int) []float32 {
+	v := make([]float32, dim)
+	var sum float64
+	for i := range v {
+		x := r.NormFloat64()
+		v[i] = float32(x)
+		sum += x * x
+	}
+	for i := range v {
+		v[i] /= float32(math.Sqrt(sum))
+	}
+	return v
+}
+
+// randomCorpus makes notes in folders F0…F9, each with a subfolder level ("F3/S1/n00042.md"),
+// and sectionsPerNote random unit vectors per note.
+func randomCorpus(r *rand.Rand, notes, sectionsPerNote, dim int) corpus {
+	var c corpus
+	for i := range notes {
+		p := fmt.Sprintf("F%d/S%d/n%05d.md", i%folders, i/folders%3, i)
+		n := corpusNote{note: Note{Path: p, Title: strings.TrimSuffix(filepath.Base(p), ".md"), Hash: p}}
+		for j := range sectionsPerNote {
+			n.sections = append(n.sections, Section{Heading: fmt.Sprintf("%s #%d", p, j), Line: j + 1, Text: "text"})
+			n.vectors = append(n.vectors, randomUnit(r, dim))
+		}
+		c.notes = append(c.notes, n)
+	}
+	return c
+}
+
+type scored struct {
+	heading string
+	score   float32
+}
+
+// bruteForce is the plain scan that the index competes with: the cosine similarity (a dot
+// product, for unit vectors) of the query with every section in the folder, keeping the k best.
+func (c corpus) bruteForce(q []float32, k int, folder string) []scored {
+	best := make([]scored, 0, k+1)
+	for _, n := range c.notes {
+		if folder != "" && !strings.HasPrefix(n.note.Path, folder+"/") {
+			continue
+		}
+		for i, v := range n.vectors {
+			var dot float32
+			for j := range v {
+				dot += v[j] * q[j]
+			}
+			if len(best) == k && dot <= best[k-1].score {
+				continue
+			}
+			at, _ := slices.BinarySearchFunc(best, dot, func(s scored, d float32) int {
+				switch {
+				case s.score > d:
+					return -1
+				case s.score < d:
+					return 1
+				}
+				return 0
+			})
+			best = slices.Insert(best, at, scored{n.sections[i].Heading, dot})
+			if len(best) > k {
+				best = best[:k]
+			}
+		}
+	}
+	return best
+}
+
+func (c corpus) put(tb testing.TB, s *Store) {
+	for _, n := range c.notes {
+		if err := s.PutNote(context.Background(), n.note, n.sections, n.vectors); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSearch(b *testing.B) {
+	const k, sectionsPerNote = 20, 5
+	for _, size := range []int{1000, 10000, 50000} {
+		b.Run(fmt.Sprintf("sections=%d", size), func(b *testing.B) {
+			// The data is made once per size and shared by the sub-benchmarks.
+			r := rand.New(rand.NewPCG(uint64(size), 1))
+			data := randomCorpus(r, size/sectionsPerNote, sectionsPerNote, benchEmbedder.Dimension)
+			s, err := Open(b.Context(), filepath.Join(b.TempDir(), "index.db"), Config{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			if err := s.Reset(b.Context(), benchEmbedder); err != nil {
+				b.Fatal(err)
+			}
+			data.put(b, s)
+			queries := make([][]float32, 16)
+			for i := range queries {
+				queries[i] = randomUnit(r, benchEmbedder.Dimension)
+			}
+
+			for _, folder := range []string{"", "F3"} {
+				name := "all"
+				if folder != "" {
+					name = "folder"
+				}
+				b.Run(name, func(b *testing.B) {
+					opts := Options{K: k, Folder: folder}
+					// Both must find the same sections, or the comparison means nothing.
+					hits, err := s.Search(b.Context(), queries[0], opts)
+					if err != nil {
+						b.Fatal(err)
+					}
+					want := data.bruteForce(queries[0], k, folder)
+					for i := range want {
+						if hits[i].Heading != want[i].heading {
+							b.Fatalf("hit %d: vec0 finds %s, the scan %s", i, hits[i].Heading, want[i].heading)
+						}
+					}
+
+					i := 0
+					for b.Loop() {
+						if _, err := s.Search(b.Context(), queries[i%len(queries)], opts); err != nil {
+							b.Fatal(err)
+						}
+						i++
+					}
+					vec0 := b.Elapsed() / time.Duration(b.N)
+
+					start := time.Now()
+					for i := range b.N {
+						data.bruteForce(queries[i%len(queries)], k, folder)
+					}
+					scan := time.Since(start) / time.Duration(b.N)
+					b.ReportMetric(float64(vec0.Microseconds())/1000, "vec0-ms/op")
+					b.ReportMetric(float64(scan.Microseconds())/1000, "scan-ms/op")
+					b.ReportMetric(float64(vec0)/float64(scan), "vec0/scan")
+				})
+			}
+		})
+	}
+}
+
+func BenchmarkPutNote(b *testing.B) {
+	const notes, sectionsPerNote = 2000, 5
+	data := randomCorpus(rand.New(rand.NewPCG(1, 1)), notes, sectionsPerNote, benchEmbedder.Dimension)
+	for b.Loop() {
+		b.StopTimer()
+		s, err := Open(b.Context(), filepath.Join(b.TempDir(), "index.db"), Config{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Reset(b.Context(), benchEmbedder); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		data.put(b, s)
+		b.StopTimer()
+		s.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(b.N*notes*sectionsPerNote)/b.Elapsed().Seconds(), "sections/s")
+}
+
+// openChildEnv tells a child process, started by BenchmarkOpen, which compile cache to use.
+const openChildEnv = "VAULTMCP_STORE_OPEN_CHILD"
+
+// TestOpenChild is BenchmarkOpen's child: SQLite is compiled once per process, so only a new
+// process measures a cold start. It prints how long Open took.
+func TestOpenChild(t *testing.T) {
+	cacheDir := os.Getenv(openChildEnv)
+	if cacheDir == "" {
+		t.Skip("run by BenchmarkOpen")
+	}
+	start := time.Now()
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "index.db"), Config{CacheDir: cacheDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	elapsed := time.Since(start)
+	s.Close()
+	fmt.Printf("open-ns %d\n", elapsed.Nanoseconds())
+}
+
+var openNS = regexp.MustCompile(`open-ns (\d+)`)
+
+// BenchmarkOpen times a process that opens an index: ns/op is the whole process, open-ms/op
+// the Open call in it. "cold" starts with an empty compile cache, "warm" with a full one.
+func BenchmarkOpen(b *testing.B) {
+	child := func(b *testing.B, cacheDir string) time.Duration {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestOpenChild$", "-test.count=1")
+		cmd.Env = append(os.Environ(), openChildEnv+"="+cacheDir)
+		out, err := cmd.CombinedOutput()
+		m := openNS.FindSubmatch(out)
+		if err != nil || m == nil {
+			b.Fatalf("child: %v\n%s", err, out)
+		}
+		ns, _ := strconv.ParseInt(string(m[1]), 10, 64)
+		return time.Duration(ns)
+	}
+	report := func(b *testing.B, open time.Duration) {
+		b.ReportMetric(float64(open.Microseconds())/1000/float64(b.N), "open-ms/op")
+	}
+
+	b.Run("cold", func(b *testing.B) {
+		var open time.Duration
+		for b.Loop() {
+			open += child(b, b.TempDir())
+		}
+		report(b, open)
+	})
+	b.Run("warm", func(b *testing.B) {
+		cacheDir := b.TempDir()
+		child(b, cacheDir) // fills the cache
+		var open time.Duration
+		for b.Loop() {
+			open += child(b, cacheDir)
+		}
+		report(b, open)
+	})
+}

@@ -1,0 +1,230 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/ncruces/go-sqlite3"
+)
+
+// schemaVersion changes whenever the tables below change. Open empties an index written with
+// another version: it holds nothing that cannot be indexed again.
+const schemaVersion = 1
+
+// applicationID marks the file as a vaultmcp index, in the header field SQLite reserves for
+// the purpose ("vmcp" in ASCII). Open uses it to tell its own files from other databases.
+const applicationID = 0x766d6370
+
+// schema is every table except the vectors, whose size depends on the embedder (see Reset).
+// STRICT tables reject a value of the wrong type instead of storing it anyway.
+const schema = `
+CREATE TABLE meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE notes (
+	id          INTEGER PRIMARY KEY,
+	path        TEXT NOT NULL UNIQUE, -- vault-relative, '/' between folders
+	title       TEXT NOT NULL,
+	size        INTEGER NOT NULL,     -- bytes
+	mtime       INTEGER NOT NULL,     -- Unix time in nanoseconds, exact for comparing
+	hash        TEXT NOT NULL,        -- of the content, as the caller computes it
+	frontmatter TEXT CHECK (json_valid(frontmatter)), -- a JSON object, or NULL
+	indexed_at  INTEGER NOT NULL      -- Unix time in nanoseconds
+) STRICT;
+
+CREATE TABLE tags (
+	note_id INTEGER NOT NULL REFERENCES notes ON DELETE CASCADE,
+	tag     TEXT NOT NULL,            -- lower case, without '#'
+	PRIMARY KEY (tag, note_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX tags_note ON tags (note_id);
+
+CREATE TABLE sections (
+	id      INTEGER PRIMARY KEY,      -- also the rowid of the section's vector
+	note_id INTEGER NOT NULL REFERENCES notes ON DELETE CASCADE,
+	ord     INTEGER NOT NULL,         -- position in the note, from 0
+	heading TEXT NOT NULL,
+	line    INTEGER NOT NULL,
+	text    TEXT NOT NULL,
+	UNIQUE (note_id, ord)
+) STRICT;
+`
+
+// init makes the file at s.path a current index: it creates the tables in a new file, and
+// starts again in one written by another version.
+func (s *Store) init(ctx context.Context) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var app, tables int
+		err := tx.QueryRowContext(ctx, `
+			SELECT (SELECT application_id FROM pragma_application_id),
+			       (SELECT count(*) FROM sqlite_schema)`).Scan(&app, &tables)
+		switch {
+		case err != nil:
+			return err
+		case app == 0 && tables == 0:
+			return createSchema(ctx, tx)
+		case app != applicationID:
+			return errForeign
+		}
+		var version int
+		err = tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&version)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if version == schemaVersion {
+			return nil
+		}
+		if err := dropAll(ctx, tx); err != nil {
+			return err
+		}
+		return createSchema(ctx, tx)
+	})
+	if err != nil {
+		return err
+	}
+	// The write-ahead log lets searches read while a note is being written. The mode is
+	// stored in the file; it is set after the checks so that a file that is not an index
+	// is left as it was.
+	_, err = s.db.ExecContext(ctx, `PRAGMA journal_mode = WAL`)
+	return err
+}
+
+func createSchema(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, schema+fmt.Sprintf(`
+		PRAGMA application_id = %d;
+		INSERT INTO meta (key, value) VALUES ('schema_version', '%d');`,
+		applicationID, schemaVersion))
+	return err
+}
+
+// dropAll removes every table. Virtual tables go first, since dropping one also drops the
+// tables that hold its data.
+func dropAll(ctx context.Context, tx *sql.Tx) error {
+	for {
+		var name string
+		err := tx.QueryRowContext(ctx, `
+			SELECT name FROM sqlite_schema
+			WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+			ORDER BY sql LIKE 'CREATE VIRTUAL TABLE%' DESC
+			LIMIT 1`).Scan(&name)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DROP TABLE `+sqlite3.QuoteIdentifier(name)); err != nil {
+			return err
+		}
+	}
+}
+
+// Embedder names what turned text into the vectors in the index. Vectors from two models, or
+// of two sizes, cannot be compared, so an index serves only the embedder that built it.
+type Embedder struct {
+	Name      string // the kind of embedder, such as "ollama" or "offline"
+	Model     string // the model it runs, such as "nomic-embed-text"
+	Dimension int    // the length of every vector
+}
+
+func (e Embedder) String() string {
+	return fmt.Sprintf("%s/%s (%d dimensions)", e.Name, e.Model, e.Dimension)
+}
+
+// maxDimension is the longest vector a vec0 table accepts.
+const maxDimension = 8192
+
+// ErrRebuild is wrapped by the error of CheckEmbedder when the index cannot serve the given
+// embedder: the caller must Reset it and index the vault again.
+var ErrRebuild = errors.New("the index must be rebuilt")
+
+// Embedder returns the embedder the index was built for, or the zero Embedder if it has
+// never been built (or was emptied by a change of schema version).
+func (s *Store) Embedder(ctx context.Context) (Embedder, error) {
+	rows, err := s.db.QueryContext(ctx, `
+		SELECT key, value FROM meta WHERE key IN ('embedder', 'model', 'dimension')`)
+	if err != nil {
+		return Embedder{}, fmt.Errorf("read the index's embedder: %w", err)
+	}
+	defer rows.Close()
+	meta := make(map[string]string)
+	for rows.Next() {
+		var key, value string
+		if err := rows.Scan(&key, &value); err != nil {
+			return Embedder{}, fmt.Errorf("read the index's embedder: %w", err)
+		}
+		meta[key] = value
+	}
+	if err := rows.Err(); err != nil {
+		return Embedder{}, fmt.Errorf("read the index's embedder: %w", err)
+	}
+	e := Embedder{Name: meta["embedder"], Model: meta["model"]}
+	if d, ok := meta["dimension"]; ok {
+		if e.Dimension, err = strconv.Atoi(d); err != nil {
+			return Embedder{}, fmt.Errorf("the index's dimension %q is not a number: %w", d, ErrRebuild)
+		}
+	}
+	return e, nil
+}
+
+// CheckEmbedder returns nil if the index was built for e, and then lets PutNote and Search
+// use it. Otherwise it returns an error wrapping ErrRebuild that says why: the caller should
+// Reset the index for e and index the vault again. An index must never be searched with
+// another model's query vectors: the distances would mean nothing.
+func (s *Store) CheckEmbedder(ctx context.Context, e Embedder) error {
+	stored, err := s.Embedder(ctx)
+	switch {
+	case err != nil:
+		return err
+	case stored == Embedder{}:
+		return fmt.Errorf("%w: it has not been built yet", ErrRebuild)
+	case stored != e:
+		return fmt.Errorf("%w: it was built with %v, and the embedder now is %v", ErrRebuild, stored, e)
+	}
+	s.embedder.Store(&e)
+	return nil
+}
+
+// Reset empties the index and prepares it for vectors from e, in one transaction. A vec0
+// table has a fixed dimension, so the vector table is made anew.
+func (s *Store) Reset(ctx context.Context, e Embedder) error {
+	if e.Name == "" || e.Model == "" {
+		return fmt.Errorf("reset the index: the embedder needs a name and a model, got %q and %q", e.Name, e.Model)
+	}
+	if e.Dimension < 1 || e.Dimension > maxDimension {
+		return fmt.Errorf("reset the index: the dimension must be between 1 and %d, got %d", maxDimension, e.Dimension)
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, fmt.Sprintf(`
+			DROP TABLE IF EXISTS vectors;
+			DELETE FROM notes; -- and, by their foreign keys, sections and tags
+			CREATE VIRTUAL TABLE vectors USING vec0(embedding float[%d]);`, e.Dimension))
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `
+			INSERT INTO meta (key, value) VALUES ('embedder', ?), ('model', ?), ('dimension', ?)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+			e.Name, e.Model, strconv.Itoa(e.Dimension))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("reset the index for %v: %w", e, err)
+	}
+	s.embedder.Store(&e)
+	return nil
+}
+
+// confirmed returns the embedder that CheckEmbedder or Reset confirmed.
+func (s *Store) confirmed() (Embedder, error) {
+	e := s.embedder.Load()
+	if e == nil {
+		return Embedder{}, errors.New("the index's embedder is not confirmed: call CheckEmbedder, or Reset, after Open")
+	}
+	return *e, nil
+}

@@ -1,0 +1,200 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// How a search is filtered by folder and tag.
+//
+// vec0 answers a KNN query by scanning its vectors and keeping the k nearest. A filter applied
+// to those k afterwards (a WHERE on a join) would drop some and return fewer than exist, or
+// none when the notes that pass the filter are all farther than k others. The filter has to
+// reach vec0, so that it skips the rows that fail it while scanning. sqlite-vec v0.1.6 has
+// three ways, tried on this build:
+//
+//   - partition key columns: one value per vector, compared with =, IN or a range; they split
+//     the table, so a query reads only its part.
+//   - metadata columns: one value per vector; =, != and IN work, there is no LIKE or GLOB, and
+//     <, <=, >, >= on text are wrong in this version (a stored value of exactly 12 bytes makes
+//     the query fail, and a longer one that is a prefix of the bound compares as equal to it).
+//   - "rowid IN (SELECT ...)": vec0 takes the list of allowed rowids and skips the rest.
+//
+// (Auxiliary "+col" columns are only stored: a KNN query refuses a WHERE on them.)
+//
+// A note in Garden/Sub is in two folders, and a note has many tags: one value per vector does
+// not hold either. So the index uses the third way. The filters are ordinary SQL on the notes
+// and tags tables, with their indexes, and each vector's rowid is its section's id.
+//
+// A folder F holds the paths that start with "F/": the range from "F/" up to "F0", since '0'
+// is the character after '/'. A range, unlike LIKE, uses the index on notes.path and has no
+// wildcards to escape. A tag T matches T and the tags nested in it (T/...), as Obsidian's tag
+// search does, by the same kind of range.
+//
+// The number of neighbours is given by "k = :k" rather than LIMIT: SQLite hands a LIMIT to the
+// virtual table only when the query reads that table alone, and vec0 fails without one.
+// MATERIALIZED runs the KNN as written, before the joins that fetch each hit's note.
+const (
+	knnQuery = `
+		WITH hits AS MATERIALIZED (
+			SELECT rowid, distance FROM vectors
+			WHERE embedding MATCH :query AND k = :k %s
+		)
+		SELECT n.path, n.title, s.heading, s.line, s.text, h.distance
+		FROM hits h
+		JOIN sections s ON s.id = h.rowid
+		JOIN notes n ON n.id = s.note_id
+		ORDER BY h.distance`
+	filterSections = `
+		AND rowid IN (
+			SELECT s.id FROM notes n JOIN sections s ON s.note_id = n.id
+			WHERE %s
+		)`
+	inFolder = `n.path >= :folder || '/' AND n.path < :folder || '0'`
+	withTag  = `n.id IN (
+				SELECT note_id FROM tags
+				WHERE tag = :tag OR (tag >= :tag || '/' AND tag < :tag || '0')
+			)`
+)
+
+// MaxK is the most hits one search returns: the largest k of a vec0 KNN query.
+const MaxK = 4096
+
+// Options says what a search returns.
+type Options struct {
+	K      int    // how many hits, from 1 to MaxK
+	Folder string // only notes in this folder or those within it ("Garden" holds "Garden/Sub/x.md"); "" for all
+	Tag    string // only notes with this tag or one nested in it ("garden" matches #garden/vegetables); "" for all
+}
+
+// Hit is a section that matched a search.
+type Hit struct {
+	Path    string
+	Title   string
+	Heading string
+	Line    int
+	Text    string
+	Score   float64 // cosine similarity with the query: 1 for the same direction, 0 for unrelated
+}
+
+// Search returns the opts.K sections nearest to the query vector that pass the filters,
+// nearest first; fewer only if fewer pass. The query must come from the embedder the index
+// was built with.
+//
+// The vectors are stored at unit length (see encode), and vec0 measures Euclidean distance d.
+// For unit vectors d² = 2 - 2·cos, so the nearest are the most similar, and the score
+// 1 - d²/2 is the cosine similarity. Euclidean distance ranks exactly as cosine distance would,
+// and is faster in this build: vec0's cosine works out both lengths for every row it compares.
+func (s *Store) Search(ctx context.Context, query []float32, opts Options) ([]Hit, error) {
+	q, opts, err := s.prepareSearch(query, opts)
+	if q == nil || err != nil {
+		return nil, err
+	}
+	return s.knn(ctx, q, opts.K, opts)
+}
+
+// overfetch is how many more sections than notes SearchNotes asks for at a time.
+const overfetch = 4
+
+// SearchNotes is Search with one hit per note, its best section, so that one long note cannot
+// fill the results. It returns the opts.K best notes, or all that pass the filters if fewer.
+//
+// The nearest sections, once they hold K notes, hold exactly the K best: any other note's best
+// section is farther than all of them. So SearchNotes asks for a few sections per note wanted,
+// and for more while they hold too few notes and the index may have more. It stops at MaxK
+// sections, so at worst it returns fewer than K notes when one note fills thousands of them.
+func (s *Store) SearchNotes(ctx context.Context, query []float32, opts Options) ([]Hit, error) {
+	q, opts, err := s.prepareSearch(query, opts)
+	if q == nil || err != nil {
+		return nil, err
+	}
+	for k := min(opts.K*overfetch, MaxK); ; k = min(k*overfetch, MaxK) {
+		hits, err := s.knn(ctx, q, k, opts)
+		if err != nil {
+			return nil, err
+		}
+		best := bestPerNote(hits, opts.K)
+		if len(best) == opts.K || len(hits) < k || k == MaxK {
+			return best, nil
+		}
+	}
+}
+
+// prepareSearch checks a search and puts its query and filters in the form the index uses. A
+// query of zeros gives a nil query: the search finds nothing.
+func (s *Store) prepareSearch(query []float32, opts Options) ([]byte, Options, error) {
+	e, err := s.confirmed()
+	if err != nil {
+		return nil, opts, err
+	}
+	if opts.K < 1 || opts.K > MaxK {
+		return nil, opts, fmt.Errorf("search: k must be between 1 and %d, got %d", MaxK, opts.K)
+	}
+	q, err := encode(query, e.Dimension)
+	if errors.Is(err, errZero) {
+		return nil, opts, nil // similar to nothing: no hits, and no error either
+	}
+	if err != nil {
+		return nil, opts, fmt.Errorf("search: the query vector %w", err)
+	}
+	opts.Folder = strings.Trim(opts.Folder, "/")
+	opts.Tag = normalizeTag(opts.Tag)
+	return q, opts, nil
+}
+
+// knn runs one KNN query for the k nearest sections that pass the filters in opts.
+func (s *Store) knn(ctx context.Context, query []byte, k int, opts Options) ([]Hit, error) {
+	var where []string
+	if opts.Folder != "" {
+		where = append(where, inFolder)
+	}
+	if opts.Tag != "" {
+		where = append(where, withTag)
+	}
+	filter := ""
+	if len(where) > 0 {
+		filter = fmt.Sprintf(filterSections, strings.Join(where, " AND "))
+	}
+
+	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(knnQuery, filter),
+		sql.Named("query", query), sql.Named("k", k),
+		sql.Named("folder", opts.Folder), sql.Named("tag", opts.Tag))
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	var hits []Hit
+	for rows.Next() {
+		var h Hit
+		var distance float64
+		if err := rows.Scan(&h.Path, &h.Title, &h.Heading, &h.Line, &h.Text, &distance); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		h.Score = 1 - distance*distance/2
+		hits = append(hits, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return hits, nil
+}
+
+// bestPerNote keeps the first hit of each note, up to n notes. Hits come nearest first, so
+// the first is the best.
+func bestPerNote(hits []Hit, n int) []Hit {
+	seen := make(map[string]bool)
+	var best []Hit
+	for _, h := range hits {
+		if len(best) == n {
+			break
+		}
+		if !seen[h.Path] {
+			seen[h.Path] = true
+			best = append(best, h)
+		}
+	}
+	return best
+}

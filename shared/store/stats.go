@@ -1,0 +1,54 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// Stats is what the index holds.
+type Stats struct {
+	Notes    int
+	Sections int
+	Embedder Embedder // zero until the index has been built
+}
+
+// Stats counts the notes and sections in the index and says which embedder built it.
+func (s *Store) Stats(ctx context.Context) (Stats, error) {
+	var st Stats
+	err := s.db.QueryRowContext(ctx, `
+		SELECT (SELECT count(*) FROM notes), (SELECT count(*) FROM sections)`).Scan(&st.Notes, &st.Sections)
+	if err != nil {
+		return Stats{}, fmt.Errorf("count the index's notes: %w", err)
+	}
+	st.Embedder, err = s.Embedder(ctx)
+	return st, err
+}
+
+// HasFolder reports whether any note in the index is in folder (at any depth). The ranges are
+// those Search filters with, so a folder or tag found here is one Search can find notes in.
+func (s *Store) HasFolder(ctx context.Context, folder string) (bool, error) {
+	folder = strings.Trim(folder, "/")
+	var found bool
+	err := s.db.QueryRowContext(ctx, `
+		SELECT EXISTS (SELECT 1 FROM notes WHERE path >= :f || '/' AND path < :f || '0')`,
+		sql.Named("f", folder)).Scan(&found)
+	if err != nil {
+		return false, fmt.Errorf("look for folder %q: %w", folder, err)
+	}
+	return found, nil
+}
+
+// HasTag reports whether any note in the index carries tag, or a tag nested under it.
+func (s *Store) HasTag(ctx context.Context, tag string) (bool, error) {
+	tag = normalizeTag(tag)
+	var found bool
+	err := s.db.QueryRowContext(ctx, `
+		SELECT EXISTS (SELECT 1 FROM tags WHERE tag = :t OR (tag >= :t || '/' AND tag < :t || '0'))`,
+		sql.Named("t", tag)).Scan(&found)
+	if err != nil {
+		return false, fmt.Errorf("look for tag %q: %w", tag, err)
+	}
+	return found, nil
+}

@@ -1,0 +1,198 @@
+// Package store is the search index on disk: notes, their sections, and one vector per section,
+// in a single SQLite file.
+//
+// SQLite runs as WebAssembly inside the Go program (github.com/ncruces/go-sqlite3), so there is
+// no C compiler to install and the same code builds for every OS. The build used here includes
+// sqlite-vec, whose vec0 virtual table holds the vectors and answers nearest-neighbour (KNN)
+// queries. Ordinary tables hold everything else, and ordinary SQL joins the two.
+//
+// The package uses database/sql through the ncruces driver rather than the driver's own
+// connection type. A sqlite3.Conn serves one goroutine at a time; database/sql keeps a pool of
+// them, so searches run on one connection while a note is written on another. SQLite's
+// write-ahead log (WAL) lets those readers carry on while the writer works.
+//
+// The index is derived data: everything in it can be rebuilt from the vault. That is why every
+// note is replaced in one transaction, why a change of embedder empties the index rather than
+// mixing vectors from two models, and why a damaged file is best deleted.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	// Sets sqlite3.Binary to a build of SQLite 3.47 that includes sqlite-vec v0.1.6.
+	_ "github.com/asg017/sqlite-vec-go-bindings/ncruces"
+	"github.com/ncruces/go-sqlite3"
+	"github.com/ncruces/go-sqlite3/driver"
+	"github.com/tetratelabs/wazero"
+)
+
+// Config adjusts Open. The zero Config is ready to use.
+type Config struct {
+	// CacheDir keeps SQLite's compiled machine code between runs; "" means DefaultCacheDir.
+	// Only the first Open in a process uses it. A folder that cannot be created costs
+	// start-up time (about a second, compiling again) but is not an error.
+	CacheDir string
+
+	// BusyTimeout is how long a statement waits for another connection's lock before it
+	// fails; 0 means 5 seconds.
+	BusyTimeout time.Duration
+}
+
+// A Store is an open index. It is safe for concurrent use.
+type Store struct {
+	db   *sql.DB
+	path string
+
+	// embedder is what the vectors in the index came from, once CheckEmbedder or Reset has
+	// confirmed it; nil until then. PutNote and Search refuse to run without it.
+	embedder atomic.Pointer[Embedder]
+}
+
+// DefaultCacheDir is where compiled SQLite is cached unless Config says otherwise: a folder in
+// the user's cache directory, or "" when the system has none.
+func DefaultCacheDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "vaultmcp", "wazero")
+}
+
+// wasm holds the one-time set-up of the WebAssembly runtime. The ncruces package compiles
+// SQLite at the first connection in a process (about a second), with whatever runtime
+// configuration is set at that moment, so the configuration must come first, and only once.
+var wasm struct {
+	once sync.Once
+	err  error
+}
+
+func prepareWasm(cacheDir string) error {
+	wasm.once.Do(func() {
+		// 4096 pages of 64 KiB cap each connection at 256 MiB, the limit ncruces sets when
+		// it makes the configuration itself.
+		cfg := wazero.NewRuntimeConfig().WithMemoryLimitPages(4096)
+		if cacheDir == "" {
+			cacheDir = DefaultCacheDir()
+		}
+		if cacheDir != "" {
+			if cache, err := wazero.NewCompilationCacheWithDir(cacheDir); err == nil {
+				cfg = cfg.WithCompilationCache(cache)
+			}
+		}
+		sqlite3.RuntimeConfig = cfg
+		wasm.err = sqlite3.Initialize()
+	})
+	return wasm.err
+}
+
+// maxConns bounds the connection pool. Each connection is a separate SQLite instance in
+// WebAssembly, with its own memory and page cache, so a few are enough: one writer (SQLite
+// allows only one at a time) and searches beside it.
+const maxConns = 4
+
+// Open opens the index in the file at path, creating the file and its tables if they do not
+// exist. An index opened for the first time holds no embedder yet: call CheckEmbedder (and
+// Reset when it says so) before PutNote or Search.
+//
+// An error from Open says what is wrong with the file and what to do about it.
+func Open(ctx context.Context, path string, cfg Config) (*Store, error) {
+	if err := prepareWasm(cfg.CacheDir); err != nil {
+		return nil, fmt.Errorf("start SQLite: %w", err)
+	}
+	if cfg.BusyTimeout == 0 {
+		cfg.BusyTimeout = 5 * time.Second
+	}
+	// An absolute path makes the messages unambiguous, and keeps a name that starts with
+	// "file:" from being read as a URI.
+	path, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("index path: %w", err)
+	}
+
+	// The function runs on every new connection: these settings belong to a connection,
+	// not to the file. vec0 keeps 1024 vectors in one blob (3 MiB at 768 dimensions); with
+	// SQLite's default 2 MiB page cache, writing each vector reads much of that blob from
+	// the file again. A 16 MiB cache holds it, and indexing runs twice as fast.
+	db, err := driver.Open(path, func(c *sqlite3.Conn) error {
+		if err := c.BusyTimeout(cfg.BusyTimeout); err != nil {
+			return err
+		}
+		return c.Exec(`PRAGMA foreign_keys = ON; PRAGMA cache_size = -16384`)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(maxConns)
+	db.SetMaxIdleConns(maxConns)
+
+	s := &Store{db: db, path: path}
+	if err := s.init(ctx); err != nil {
+		db.Close()
+		return nil, openError(path, err)
+	}
+	return s, nil
+}
+
+// Close closes the index. Searches and writes still running fail.
+func (s *Store) Close() error {
+	return s.db.Close()
+}
+
+// Path is the absolute path of the index file.
+func (s *Store) Path() string {
+	return s.path
+}
+
+// errForeign reports a SQLite database that vaultmcp did not create. Open refuses to add its
+// tables to someone else's data.
+var errForeign = errors.New("not a vaultmcp index")
+
+// openError turns what SQLite reports into what the user should do. The -db flag is how every
+// step of vaultmcp chooses the file.
+func openError(path string, err error) error {
+	switch {
+	case errors.Is(err, errForeign):
+		return fmt.Errorf("%s is a SQLite database that vaultmcp did not create: pass another -db", path)
+	case errors.Is(err, sqlite3.BUSY), errors.Is(err, sqlite3.LOCKED):
+		return fmt.Errorf("index %s is locked by another program: stop the other vaultmcp using it, or pass another -db (%w)", path, err)
+	case errors.Is(err, sqlite3.NOTADB), errors.Is(err, sqlite3.CORRUPT):
+		return fmt.Errorf("%s is not a SQLite database, or it is damaged: if it is vaultmcp's index, delete it (it will be rebuilt); otherwise pass another -db (%w)", path, err)
+	case errors.Is(err, sqlite3.READONLY):
+		return fmt.Errorf("index %s cannot be written: give vaultmcp write access to it and its folder, or pass another -db (%w)", path, err)
+	case errors.Is(err, sqlite3.CANTOPEN):
+		// SQLite does not say why it cannot open a file; the file system does.
+		if info, statErr := os.Stat(path); statErr == nil && info.IsDir() {
+			return fmt.Errorf("index %s is a folder: pass the path of a file in it with -db, such as %s", path, filepath.Join(path, "index.db"))
+		}
+		if _, statErr := os.Stat(filepath.Dir(path)); errors.Is(statErr, fs.ErrNotExist) {
+			return fmt.Errorf("folder %s does not exist: create it, or pass another -db", filepath.Dir(path))
+		}
+		return fmt.Errorf("cannot open index %s: check that vaultmcp may create and write files in %s, or pass another -db (%w)", path, filepath.Dir(path), err)
+	}
+	return fmt.Errorf("open index %s: %w", path, err)
+}
+
+// write runs fn in a transaction that holds SQLite's write lock from its first statement.
+// The driver begins a transaction of isolation level Serializable with BEGIN IMMEDIATE: it
+// waits (up to the busy timeout) for the lock at the start. A plain BEGIN would take the lock
+// only at the first write, and fail at once if another connection had written in between.
+func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelSerializable})
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}

@@ -1,0 +1,232 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+)
+
+// Note is what the index keeps about a note, apart from its sections. The fields are plain
+// values, so that this package does not depend on the Markdown parser.
+type Note struct {
+	Path        string    // vault-relative, with '/' between folders
+	Title       string    // shown in results
+	Size        int64     // of the file, in bytes
+	MTime       time.Time // of the file
+	Hash        string    // of the content; reconcile compares it when size or time differ
+	Frontmatter string    // a JSON object, or "" for none
+	Tags        []string  // as the parser found them: "garden/vegetables" for #garden/vegetables
+}
+
+// Section is a piece of a note that was embedded: the text under a heading, or part of it
+// when a long section was cut in several.
+type Section struct {
+	Heading string // "" for the text before the first heading
+	Line    int    // where the section starts in the note, from 1
+	Text    string // what was embedded, returned by Search
+}
+
+// NoteState is what reconcile compares with a file on disk.
+type NoteState struct {
+	Size  int64
+	MTime time.Time
+	Hash  string
+}
+
+// ErrNotFound is wrapped by the error of RenameNote for a path the index does not hold.
+var ErrNotFound = errors.New("note not in the index")
+
+// PutNote stores a note, its sections and their vectors (vectors[i] embeds sections[i]) in
+// place of whatever the index held at n.Path. It is one transaction: if anything fails, the
+// index keeps the previous version of the note, whole.
+func (s *Store) PutNote(ctx context.Context, n Note, sections []Section, vectors [][]float32) error {
+	e, err := s.confirmed()
+	if err != nil {
+		return err
+	}
+	if n.Path == "" {
+		return errors.New("index a note: its path is empty")
+	}
+	if len(sections) != len(vectors) {
+		return fmt.Errorf("index %s: %d sections but %d vectors", n.Path, len(sections), len(vectors))
+	}
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		if _, err := deleteNote(ctx, tx, n.Path); err != nil {
+			return err
+		}
+		var noteID int64
+		err := tx.QueryRowContext(ctx, `
+			INSERT INTO notes (path, title, size, mtime, hash, frontmatter, indexed_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)
+			RETURNING id`,
+			n.Path, n.Title, n.Size, n.MTime.UnixNano(), n.Hash,
+			sql.NullString{String: n.Frontmatter, Valid: n.Frontmatter != ""},
+			time.Now().UnixNano(),
+		).Scan(&noteID)
+		if err != nil {
+			return err
+		}
+		for _, tag := range n.Tags {
+			if tag = normalizeTag(tag); tag == "" {
+				continue
+			}
+			_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO tags (note_id, tag) VALUES (?, ?)`, noteID, tag)
+			if err != nil {
+				return err
+			}
+		}
+
+		insertSection, err := tx.PrepareContext(ctx, `
+			INSERT INTO sections (note_id, ord, heading, line, text)
+			VALUES (?, ?, ?, ?, ?)
+			RETURNING id`)
+		if err != nil {
+			return err
+		}
+		defer insertSection.Close()
+		insertVector, err := tx.PrepareContext(ctx, `INSERT INTO vectors (rowid, embedding) VALUES (?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer insertVector.Close()
+
+		for i, sec := range sections {
+			var sectionID int64
+			err := insertSection.QueryRowContext(ctx, noteID, i, sec.Heading, sec.Line, sec.Text).Scan(&sectionID)
+			if err != nil {
+				return err
+			}
+			blob, err := encode(vectors[i], e.Dimension)
+			if errors.Is(err, errZero) {
+				continue // a section with nothing to embed is kept, but no search can find it
+			}
+			if err != nil {
+				return fmt.Errorf("the vector of section %d (%q) %w", i, sec.Heading, err)
+			}
+			if _, err := insertVector.ExecContext(ctx, sectionID, blob); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("index %s: %w", n.Path, err)
+	}
+	return nil
+}
+
+// DeleteNote removes the note at path from the index. A path the index does not hold is not
+// an error: the note is gone either way.
+func (s *Store) DeleteNote(ctx context.Context, path string) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		_, err := deleteNote(ctx, tx, path)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("remove %s from the index: %w", path, err)
+	}
+	return nil
+}
+
+// deleteNote removes a note and all that belongs to it, and reports whether there was one.
+//
+// Foreign keys remove its sections and tags, but not its vectors: a virtual table takes no
+// part in foreign keys, and vec0 refuses to be written by a trigger. So the vectors go first,
+// one by one, since vec0 finds a vector by "rowid = ?" directly but answers
+// "rowid IN (...)" outside a KNN query by reading the whole table.
+func deleteNote(ctx context.Context, tx *sql.Tx, path string) (bool, error) {
+	rows, err := tx.QueryContext(ctx, `
+		SELECT s.id FROM sections s JOIN notes n ON n.id = s.note_id
+		WHERE n.path = ?`, path)
+	if err != nil {
+		return false, err
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return false, err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return false, err
+	}
+	for _, id := range ids {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM vectors WHERE rowid = ?`, id); err != nil {
+			return false, err
+		}
+	}
+	res, err := tx.ExecContext(ctx, `DELETE FROM notes WHERE path = ?`, path)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
+// RenameNote moves a note from one path to another with its sections and vectors: a file
+// that was only renamed needs no new embeddings. The title follows the new file name, as it
+// does in Obsidian. Like a file system rename, it replaces a note already at the new path.
+// It fails with an error wrapping ErrNotFound when the index does not hold from.
+func (s *Store) RenameNote(ctx context.Context, from, to string) error {
+	if from == to {
+		return nil
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if _, err := deleteNote(ctx, tx, to); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE notes SET path = ?, title = ? WHERE path = ?`,
+			to, strings.TrimSuffix(path.Base(to), ".md"), from)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err == nil && n == 0 {
+			err = ErrNotFound
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("rename %s to %s in the index: %w", from, to, err)
+	}
+	return nil
+}
+
+// NoteStates returns the size, modification time and hash of every note in the index, by
+// path: what reconcile compares with the vault on disk.
+func (s *Store) NoteStates(ctx context.Context) (map[string]NoteState, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT path, size, mtime, hash FROM notes`)
+	if err != nil {
+		return nil, fmt.Errorf("list indexed notes: %w", err)
+	}
+	defer rows.Close()
+	states := make(map[string]NoteState)
+	for rows.Next() {
+		var p string
+		var st NoteState
+		var mtime int64
+		if err := rows.Scan(&p, &st.Size, &mtime, &st.Hash); err != nil {
+			return nil, fmt.Errorf("list indexed notes: %w", err)
+		}
+		st.MTime = time.Unix(0, mtime)
+		states[p] = st
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list indexed notes: %w", err)
+	}
+	return states, nil
+}
+
+// normalizeTag gives a tag the form the index keeps: without '#', in lower case, because
+// Obsidian treats #Garden and #garden as one tag.
+func normalizeTag(tag string) string {
+	return strings.ToLower(strings.TrimPrefix(strings.TrimSpace(tag), "#"))
+}
