@@ -4,7 +4,10 @@
 
 SHELL := /bin/bash
 ADDR     ?= 127.0.0.1:3000
-VAULT    ?= $(CURDIR)/sample-vault
+# make step serves a fresh copy of the sample vault, so steps that write (a watcher's tests, the
+# inbox of step 9) never change the original. VAULT=/your/vault serves yours, uncopied.
+SCRATCH  := $(CURDIR)/.run/vault
+VAULT    ?= $(SCRATCH)
 # From step 4 on: auto (Ollama if it answers, else offline), ollama, or offline.
 EMBEDDER ?= auto
 
@@ -26,6 +29,7 @@ help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
 
 step: need-step ## run step N on the sample vault at http://127.0.0.1:3000/mcp (Ctrl-C stops it)
+	@if [ "$(VAULT)" = "$(SCRATCH)" ]; then rm -rf "$(SCRATCH)" && mkdir -p .run && cp -R sample-vault "$(SCRATCH)"; fi
 	VAULT_PATH="$(VAULT)" VAULTMCP_EMBEDDER=$(EMBEDDER) go run ./steps/$(STEP) -addr $(ADDR)
 
 check-step: need-step ## run step N's transcript against the server `make step N` started

@@ -31,7 +31,7 @@ func main() {
 func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	flags := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	endpoint := flags.String("mcp", "http://127.0.0.1:3000/mcp", "the running server's MCP endpoint")
-	vault := flags.String("vault", "", "the vault the server reads (default: the sample vault)")
+	vault := flags.String("vault", "", "the vault the server reads (default: .run/vault, the copy of the sample vault that make step serves)")
 	if err := flags.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return err
 	}
 	if *vault == "" {
-		*vault = filepath.Join(root, "sample-vault")
+		*vault = filepath.Join(root, ".run", "vault")
 	}
 	if err := reachable(*endpoint); err != nil {
 		return fmt.Errorf("no server answers at %s (%v); start it first with `make step %d` in another terminal", *endpoint, err, n)

@@ -1,8 +1,12 @@
 package transcript
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestMatch(t *testing.T) {
@@ -50,6 +54,7 @@ $ curl -s $MCP \
 ## second: two commands
 $ echo one
 one
+# retry for up to 5s
 $ echo two
 two
 `
@@ -71,7 +76,10 @@ two
 		t.Errorf("expected = %q", got)
 	}
 	if got := len(sections[1].Commands); got != 2 {
-		t.Errorf("second section has %d commands, want 2", got)
+		t.Fatalf("second section has %d commands, want 2", got)
+	}
+	if a, b := sections[1].Commands[0].Retry, sections[1].Commands[1].Retry; a != 0 || b != 5*time.Second {
+		t.Errorf("retries = %v, %v; want 0 and 5s", a, b)
 	}
 	for _, bad := range []string{
 		"## a\n$ x\n## a\n$ y\n",  // duplicate title
@@ -82,5 +90,28 @@ two
 		if _, err := Parse(strings.NewReader(bad)); err == nil {
 			t.Errorf("Parse(%q) succeeded, want an error", bad)
 		}
+	}
+}
+
+// TestRetryWaitsForTheChange runs a command that prints the expected output only once a file
+// appears, which another goroutine writes a little later.
+func TestRetryWaitsForTheChange(t *testing.T) {
+	flag := filepath.Join(t.TempDir(), "ready")
+	section := Section{Title: "eventually", Commands: []Command{{
+		Shell:    "cat " + flag + " 2>/dev/null || echo not yet",
+		Expected: "ready",
+		Retry:    10 * time.Second,
+	}}}
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		os.WriteFile(flag, []byte("ready\n"), 0o644)
+	}()
+	if f := Run(context.Background(), section, Env{}); f != nil {
+		t.Error(f)
+	}
+	section.Commands[0].Retry = 0
+	section.Commands[0].Shell = "echo never"
+	if Run(context.Background(), section, Env{}) == nil {
+		t.Error("a command without retry that prints the wrong thing passed")
 	}
 }

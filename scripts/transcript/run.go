@@ -56,7 +56,15 @@ const CommandTimeout = 30 * time.Second
 func Run(ctx context.Context, s Section, env Env) *Failure {
 	for _, c := range s.Commands {
 		out, exit := execute(ctx, c.Shell, env)
-		if problem := Match(c.Expected, out); problem != "" {
+		problem := Match(c.Expected, out)
+		// Poll, never sleep a fixed time: the change shows as soon as the server has made
+		// it, and a slow machine gets the whole bound before the section fails.
+		for deadline := time.Now().Add(c.Retry); problem != "" && time.Now().Before(deadline); {
+			time.Sleep(100 * time.Millisecond)
+			out, exit = execute(ctx, c.Shell, env)
+			problem = Match(c.Expected, out)
+		}
+		if problem != "" {
 			if exit != 0 {
 				problem += fmt.Sprintf(" (the command exited with status %d)", exit)
 			}

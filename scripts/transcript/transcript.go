@@ -10,7 +10,8 @@
 //
 // Lines starting with "$ " are commands (a trailing backslash continues them); the lines after
 // a command, up to the next command or section, are its expected output. Lines starting with
-// "#" before the first section are comments. Expected output is compared as JSON where it is
+// "#" before the first section are comments; inside a section, "# retry for up to 10s" just
+// before a command makes it run again until its output matches. Expected output is compared as JSON where it is
 // JSON (see Match), so it may be laid out over several lines to be read. The same file is run by `make check-step N`
 // against the reader's server, by `go test` against a fresh one, and shown in the guide.
 package transcript
@@ -20,7 +21,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
+	"time"
 )
 
 // Section is one titled behaviour: one or more commands with their expected output.
@@ -35,7 +38,13 @@ type Section struct {
 type Command struct {
 	Shell    string // as written, continuation lines included
 	Expected string
+	// Retry is how long to keep running the command until it prints what is expected, for
+	// a change the server makes in the background (a file watcher). Zero runs it once.
+	// A transcript asks for it with a line "# retry for up to 10s" before the command.
+	Retry time.Duration
 }
+
+var retryLine = regexp.MustCompile(`^# retry for up to (\S+)$`)
 
 // ParseFile reads a transcript file.
 func ParseFile(name string) ([]Section, error) {
@@ -55,8 +64,9 @@ func ParseFile(name string) ([]Section, error) {
 func Parse(r io.Reader) ([]Section, error) {
 	var (
 		sections []Section
-		text     []string // lines of the current section
-		inShell  bool     // the previous line ended with a backslash
+		text     []string      // lines of the current section
+		inShell  bool          // the previous line ended with a backslash
+		retry    time.Duration // from a "# retry" line, for the next command
 		lineNo   int
 	)
 	current := func() *Section { return &sections[len(sections)-1] }
@@ -95,8 +105,16 @@ func Parse(r io.Reader) ([]Section, error) {
 			cmd.Shell += "\n" + line
 			inShell = strings.HasSuffix(line, `\`)
 			text = append(text, line)
+		case retryLine.MatchString(line):
+			d, err := time.ParseDuration(retryLine.FindStringSubmatch(line)[1])
+			if err != nil || d <= 0 {
+				return nil, fmt.Errorf("line %d: %q: the duration must be like 10s", lineNo, line)
+			}
+			retry = d
+			text = append(text, line)
 		case strings.HasPrefix(line, "$ "):
-			current().Commands = append(current().Commands, Command{Shell: line[2:]})
+			current().Commands = append(current().Commands, Command{Shell: line[2:], Retry: retry})
+			retry = 0
 			inShell = strings.HasSuffix(line, `\`)
 			text = append(text, line)
 		default:

@@ -3,8 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Stats is what the index holds.
@@ -51,4 +53,21 @@ func (s *Store) HasTag(ctx context.Context, tag string) (bool, error) {
 		return false, fmt.Errorf("look for tag %q: %w", tag, err)
 	}
 	return found, nil
+}
+
+// State returns what the index knows of the file behind the note at path, and whether it holds
+// the note at all. A watcher asks it to skip notes saved without a change.
+func (s *Store) State(ctx context.Context, path string) (NoteState, bool, error) {
+	var st NoteState
+	var mtime int64
+	err := s.db.QueryRowContext(ctx, `SELECT size, mtime, hash FROM notes WHERE path = ?`, path).
+		Scan(&st.Size, &mtime, &st.Hash)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return NoteState{}, false, nil
+	case err != nil:
+		return NoteState{}, false, fmt.Errorf("read the state of %s: %w", path, err)
+	}
+	st.MTime = time.Unix(0, mtime)
+	return st, true, nil
 }

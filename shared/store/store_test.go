@@ -721,3 +721,16 @@ func TestZeroVectors(t *testing.T) {
 		}
 	}
 }
+
+func TestState(t *testing.T) {
+	s := newIndex(t)
+	mtime := time.Unix(1_700_000_000, 5)
+	put(t, s, Note{Path: "a.md", Size: 12, MTime: mtime, Hash: "h1"}, []float32{1, 0, 0, 0})
+	st, ok, err := s.State(t.Context(), "a.md")
+	if err != nil || !ok || st.Size != 12 || st.Hash != "h1" || !st.MTime.Equal(mtime) {
+		t.Errorf("State(a.md) = %+v, %v, %v", st, ok, err)
+	}
+	if _, ok, err := s.State(t.Context(), "b.md"); ok || err != nil {
+		t.Errorf("State(b.md) = %v, %v; want not found", ok, err)
+	}
+}

@@ -1,0 +1,162 @@
+package links
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	"vaultmcp/shared/markdown"
+)
+
+// note is what the graph holds for one note.
+type note struct {
+	path    string
+	key     string   // the path lower-cased, without ".md": what targets are matched against
+	name    string   // the last element of key
+	aliases []string // lower-cased, sorted, without duplicates
+	refs    []*ref   // the note's links, in the order written
+}
+
+// ref is a link in the graph: what callers see, and the target it was parsed into.
+type ref struct {
+	Ref
+	order  int // its place among the note's links
+	target target
+}
+
+func newNote(path, content string, parsed markdown.Note) *note {
+	n := newEmptyNote(path)
+	n.aliases = aliases(parsed.Frontmatter.Fields)
+
+	lines := strings.Split(strings.TrimPrefix(content, "\ufeff"), "\n")
+	headings := make([]string, len(parsed.Sections)) // copied once, shared by their links
+	for i, s := range parsed.Sections {
+		headings[i] = strings.Clone(s.Heading)
+	}
+	var text string // the line of the previous link: links on one line share it
+	prevLine := 0
+	for _, l := range parsed.Links {
+		l = cloneLink(l)
+		if l.Line == 0 { // in the frontmatter
+			n.add(l, l.Key+": "+l.Original, "")
+			continue
+		}
+		if l.Line != prevLine {
+			text, prevLine = lineText(lines, l.Line), l.Line
+		}
+		section := ""
+		if i := sectionAt(parsed.Sections, l.Line); i >= 0 {
+			section = headings[i]
+		}
+		n.add(l, text, section)
+	}
+	return n
+}
+
+func newEmptyNote(path string) *note {
+	key := lower(trimMD(path))
+	return &note{path: path, key: key, name: key[strings.LastIndexByte(key, '/')+1:]}
+}
+
+// movedTo returns a copy of n at another path, its links parsed again from there, since the
+// note's folder is where its relative links start.
+func (n *note) movedTo(path string) *note {
+	m := newEmptyNote(path)
+	m.aliases = n.aliases
+	for _, r := range n.refs {
+		m.add(r.Link, r.Text, r.Section)
+	}
+	return m
+}
+
+func (n *note) add(l markdown.Link, text, section string) {
+	n.refs = append(n.refs, &ref{
+		Ref:    Ref{From: n.path, Link: l, Text: text, Section: section},
+		order:  len(n.refs),
+		target: parseTarget(n.path, l.Target),
+	})
+}
+
+// names returns the names under which links may find n: its name and its aliases.
+func (n *note) names() []string {
+	return append([]string{n.name}, n.aliases...)
+}
+
+// changedNames returns the names that old (nil for a new note) or n answers to but not both:
+// the links looking for them may now resolve differently.
+func changedNames(old, n *note) []string {
+	if old == nil {
+		return n.names()
+	}
+	var changed []string
+	for _, a := range old.aliases {
+		if !slices.Contains(n.aliases, a) {
+			changed = append(changed, a)
+		}
+	}
+	for _, a := range n.aliases {
+		if !slices.Contains(old.aliases, a) {
+			changed = append(changed, a)
+		}
+	}
+	return changed
+}
+
+// lineText returns a copy of line number (1-based) of lines, as shown to a model: valid
+// UTF-8, without the CR of a Windows line end.
+func lineText(lines []string, number int) string {
+	if number < 1 || number > len(lines) {
+		return ""
+	}
+	line := strings.TrimSuffix(lines[number-1], "\r")
+	return strings.Clone(strings.ToValidUTF8(line, "\uFFFD"))
+}
+
+// sectionAt returns the index of the section holding line, or -1 for text above the first
+// heading and for the frontmatter (line 0).
+func sectionAt(sections []markdown.Section, line int) int {
+	return sort.Search(len(sections), func(i int) bool { return sections[i].Line > line }) - 1
+}
+
+// aliases reads a note's aliases from its frontmatter: the properties "aliases" and "alias"
+// in any letter case, each a list of texts or one text of names separated by commas (as the
+// markdown package reads "tags: a, b").
+func aliases(fields map[string]any) []string {
+	var out []string
+	add := func(s string) {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, lower(s))
+		}
+	}
+	for key, v := range fields {
+		if !strings.EqualFold(key, "aliases") && !strings.EqualFold(key, "alias") {
+			continue
+		}
+		switch v := v.(type) {
+		case string:
+			for _, s := range strings.Split(v, ",") {
+				add(s)
+			}
+		case []any:
+			for _, item := range v {
+				if s, ok := item.(string); ok {
+					add(s)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// cloneLink copies the link's text out of the note's content. The parser's strings point into
+// the content; without the copy, one kept link would keep the whole note in memory.
+func cloneLink(l markdown.Link) markdown.Link {
+	l.Target = strings.Clone(l.Target)
+	l.Heading = strings.Clone(l.Heading)
+	l.Block = strings.Clone(l.Block)
+	l.Alias = strings.Clone(l.Alias)
+	l.Key = strings.Clone(l.Key)
+	l.Original = strings.Clone(l.Original)
+	return l
+}
