@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/asg017/sqlite-vec-go-bindings v0.1.6
+	github.com/fsnotify/fsnotify v1.10.1
 	github.com/goccy/go-yaml v1.19.2
 	github.com/ncruces/go-sqlite3 v0.21.3
 	github.com/ollama/ollama v0.17.4
@@ -13,7 +14,6 @@ require (
 require (
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/buger/jsonparser v1.1.1 // indirect
-	github.com/fsnotify/fsnotify v1.10.1 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/mailru/easyjson v0.7.7 // indirect
 	github.com/ncruces/julianday v1.0.0 // indirect

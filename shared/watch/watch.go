@@ -1,0 +1,448 @@
+// Package watch turns file-system events under a vault into a calm stream of note changes:
+// this note was updated, this one was removed, and, when events were lost, rescan.
+//
+// Raw events are not fit to act on, for three reasons, and a Watcher deals with each:
+//
+//   - fsnotify watches one folder, not the folders below it. A Watcher adds every folder at
+//     start and each new folder as it appears, and lists a new folder at once: a folder moved
+//     into the vault, or made with mkdir -p and filled straight away, holds notes that no
+//     event will ever mention.
+//   - Most events are not about notes: Obsidian's settings, editors' swap files,
+//     attachments. Only the paths vault.Notes would list come out; ignore.go has the rules
+//     and the editors' files they leave out.
+//   - One save is several events (an editor writes a temp file and renames it over the
+//     note; a sync tool writes in chunks). A path's events are held until the path has been
+//     quiet for the debounce window, and then the disk says what happened: the note is
+//     there (Updated) or it is not (Removed).
+//
+// A rename comes out as Removed for the old path and Updated for the new one. Linux pairs
+// the two halves of a rename, but fsnotify does not pass the pairing on, and a note moved in
+// from outside the vault has no old path at all. A consumer that keeps each note's content
+// hash can pair them itself: an Updated note whose hash it already holds is a rename, and
+// needs no new embeddings. Step 10's reconcile matches notes by hash the same way. The two
+// changes come in no fixed order (usually the Removed first), so pairing them takes a store
+// that finds vectors by content hash, or a moment's delay before deleting.
+//
+// A Watcher only says what changed. Acting on it (reindexing, one job at a time) is the
+// consumer's business: it receives changes from a channel, one at a time, as slowly as it
+// likes, while the Watcher keeps reading events and merges the changes still waiting.
+package watch
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// DefaultDebounce is the quiet time a path needs before its change comes out.
+//
+// The events of one save come within milliseconds of each other (a temp file renamed over
+// the note, vim's backup dance, a sync tool writing in chunks), so half a second gathers
+// them with a wide margin, and an edit reaches the consumer half a second after the save.
+// While someone types, Obsidian saves about every 2 s, and each save comes out as a change
+// of its own: a window long enough to merge them would hold back every edit as long.
+const DefaultDebounce = 500 * time.Millisecond
+
+// Op says what happened to a note.
+type Op int
+
+const (
+	// Updated: the note exists, and is new or may have new content. Read it again; compare
+	// its content hash to skip the work when nothing changed (a save without edits, a touch).
+	Updated Op = iota
+	// Removed: the note is gone, deleted or renamed. It may name a note the consumer never
+	// saw (one created and deleted within the window), so removing must tolerate that.
+	Removed
+	// Rescan: events were lost, because the system's event queue overflowed or the watcher
+	// failed. Path is empty. Compare the index with the disk to catch up.
+	Rescan
+)
+
+func (o Op) String() string {
+	switch o {
+	case Updated:
+		return "updated"
+	case Removed:
+		return "removed"
+	case Rescan:
+		return "rescan"
+	}
+	return fmt.Sprintf("Op(%d)", int(o))
+}
+
+// A Change is what happened to one note once its path had been quiet for the window.
+type Change struct {
+	Op Op
+	// Path is vault-relative with '/', as vault.Notes lists it.
+	Path string
+}
+
+func (c Change) String() string {
+	if c.Path == "" {
+		return c.Op.String()
+	}
+	return c.Op.String() + " " + c.Path
+}
+
+// Options configure a Watcher. The zero value is ready to use.
+type Options struct {
+	// Debounce is how long a path must be quiet before its change comes out. Zero means
+	// DefaultDebounce.
+	Debounce time.Duration
+	// Logger is told what the watcher saw and what went wrong. Nil means no logging.
+	Logger *slog.Logger
+}
+
+// A Watcher watches a vault for changes to its notes. Create one with New, start it with Run,
+// and stop it with Close.
+type Watcher struct {
+	dir  string   // the vault folder, absolute
+	root *os.Root // the vault folder, which settle asks about notes the way vault.Vault does
+	fsw  *fsnotify.Watcher
+	log  *slog.Logger
+
+	// Only Run touches these once New has returned.
+	folders map[string]bool // watched folders, vault-relative; "." is the vault
+	notes   map[string]bool // the notes last seen on disk, to tell which notes a removed folder held
+	pending *debouncer      // paths waiting to be quiet
+	outbox  outbox          // changes waiting for the consumer
+
+	running   atomic.Bool
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New watches the vault in dir, every folder in it, and every folder made in it later.
+//
+// Every change made after New returns will come out of Run, so a consumer can start
+// watching first and then compare its index with the disk, without a gap between the two.
+func New(dir string, opts Options) (*Watcher, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("vault folder: %w", err)
+	}
+	root, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("watching the vault: %w", err)
+	}
+	fsw, err := fsnotify.NewWatcher()
+	if err != nil {
+		root.Close()
+		return nil, fmt.Errorf("starting the file watcher: %w", err)
+	}
+	window := cmp.Or(opts.Debounce, DefaultDebounce)
+	w := &Watcher{
+		dir:     abs,
+		root:    root,
+		fsw:     fsw,
+		log:     cmp.Or(opts.Logger, slog.New(slog.DiscardHandler)),
+		folders: make(map[string]bool),
+		notes:   make(map[string]bool),
+		pending: newDebouncer(window),
+		outbox:  outbox{paths: make(map[string]bool)},
+	}
+	if err := w.watchAll(); err != nil {
+		w.Close()
+		return nil, err
+	}
+	w.log.Info("watching the vault", "dir", abs, "folders", len(w.folders), "notes", len(w.notes), "debounce", window)
+	return w, nil
+}
+
+// Run sends changes on the channel until ctx is cancelled or the Watcher is closed, and then
+// returns nil. Changes not yet sent are dropped: a consumer that must not miss them compares
+// its index with the disk when it starts again.
+//
+// Run returns an error only when watching cannot go on: the vault folder itself was moved or
+// removed. Linux reports a removed folder only once nothing holds it open, and a vault.Vault
+// does; a removed vault then shows as the removal of each of its notes.
+//
+// Run never closes the channel, so other producers (a reconcile at start-up) may send on it
+// too. A Watcher runs once.
+func (w *Watcher) Run(ctx context.Context, changes chan<- Change) error {
+	if !w.running.CompareAndSwap(false, true) {
+		return errors.New("watch: Run was called twice; a Watcher runs once")
+	}
+	// One timer serves every waiting path: it is set for the earliest deadline. Since Go
+	// 1.23 a timer that is Reset never delivers a stale tick, so it needs no draining.
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		var wake <-chan time.Time
+		if at, ok := w.pending.next(); ok {
+			timer.Reset(time.Until(at))
+			wake = timer.C
+		}
+		// Sending on a nil channel blocks forever, so with nothing to send the select below
+		// ignores the consumer.
+		var send chan<- Change
+		next, ok := w.outbox.peek()
+		if ok {
+			send = changes
+		}
+
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-w.fsw.Events:
+			if !ok {
+				return nil // closed
+			}
+			if err := w.handle(ev); err != nil {
+				return err
+			}
+		case err, ok := <-w.fsw.Errors:
+			if !ok {
+				return nil
+			}
+			w.recover(err)
+		case now := <-wake:
+			for _, p := range w.pending.quiet(now) {
+				c := w.settle(p)
+				w.log.Debug("note changed", "op", c.Op, "path", c.Path)
+				w.outbox.push(c)
+			}
+		case send <- next:
+			w.outbox.pop()
+		}
+	}
+}
+
+// Close stops watching and releases the vault folder. It may be called more than once, and
+// while Run runs, which then returns.
+func (w *Watcher) Close() error {
+	w.closeOnce.Do(func() {
+		w.closeErr = errors.Join(w.fsw.Close(), w.root.Close())
+	})
+	return w.closeErr
+}
+
+// handle turns one event into paths waiting to settle.
+func (w *Watcher) handle(ev fsnotify.Event) error {
+	rel, err := filepath.Rel(w.dir, ev.Name)
+	if err != nil {
+		return nil // not under the vault; fsnotify names only paths under the watched folders
+	}
+	rel = filepath.ToSlash(rel)
+	gone := ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)
+	switch {
+	case rel == ".":
+		if gone {
+			return fmt.Errorf("the vault folder %s was moved or removed; start again with its new location", w.dir)
+		}
+		return nil
+	case !visible(rel):
+		return nil
+	}
+
+	if gone {
+		w.forget(rel)
+	}
+	if ev.Has(fsnotify.Create) {
+		// A new folder, a folder moved in, or the new name of a renamed one. Lstat, so that a
+		// link to a folder is not followed: vault.Notes does not enter those either.
+		if info, err := w.root.Lstat(filepath.FromSlash(rel)); err == nil && info.IsDir() {
+			w.log.Debug("new folder", "path", rel)
+			if err := w.scan(rel, w.pend); err != nil {
+				w.log.Error("a new folder is not watched in full; changes in it may be seen only at the next start", "err", err)
+			}
+			return nil
+		}
+	}
+	// Any event may have changed a note, a Chmod included: on macOS it is all that truncating
+	// a file makes. settle asks the disk what happened.
+	if isNote(rel) {
+		w.pend(rel)
+	}
+	return nil
+}
+
+// pend holds p until it has been quiet for the window. A change for p still waiting for the
+// consumer is taken back: it may be out of date, and p will settle again.
+func (w *Watcher) pend(p string) {
+	w.outbox.drop(p)
+	w.pending.add(p, time.Now())
+}
+
+// settle asks the disk what became of p, once p has been quiet for the window.
+func (w *Watcher) settle(p string) Change {
+	name := filepath.FromSlash(p)
+	info, err := w.root.Stat(name)
+	switch {
+	case err == nil && info.Mode().IsRegular():
+		w.notes[p] = true
+		return Change{Op: Updated, Path: p}
+	case err == nil, errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		// Gone, or its name now belongs to a folder or something else that is not a note.
+		delete(w.notes, p)
+		return Change{Op: Removed, Path: p}
+	}
+	if link, lerr := w.root.Lstat(name); lerr == nil && link.Mode()&fs.ModeSymlink != 0 {
+		// A link that leads outside the vault, which os.Root refuses: not a note, as for
+		// vault.Notes.
+		delete(w.notes, p)
+		return Change{Op: Removed, Path: p}
+	}
+	// Something else went wrong, such as "permission denied". The note may well be there:
+	// let the consumer read it, which reports the same failure in its own words.
+	w.log.Warn("cannot tell whether a note changed; reporting it as updated", "path", p, "err", err)
+	return Change{Op: Updated, Path: p}
+}
+
+// scan watches the folder top and every folder below it, and calls found with each note in
+// them. It watches a folder before listing it, so a note made meanwhile is listed, or makes
+// an event, or both, but is never missed. It keeps going past a folder it cannot watch, and
+// returns the first such failure.
+func (w *Watcher) scan(top string, found func(note string)) error {
+	var first error
+	fail := func(err error) {
+		if first == nil {
+			first = err
+		}
+	}
+	_ = fs.WalkDir(w.root.FS(), top, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil // removed while we looked; its removal makes its own events
+		case err != nil:
+			fail(fmt.Errorf("listing folder %q: %w", p, err))
+			return nil
+		case p != "." && !visible(p):
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+		case d.IsDir():
+			if err := w.fsw.Add(w.abs(p)); err != nil {
+				if !errors.Is(err, fs.ErrNotExist) {
+					fail(watchError(p, err))
+				}
+				return fs.SkipDir
+			}
+			w.folders[p] = true
+		case isNote(p):
+			found(p)
+		}
+		return nil
+	})
+	return first
+}
+
+// watchError says what to do about a folder that cannot be watched.
+func watchError(folder string, err error) error {
+	if errors.Is(err, syscall.ENOSPC) {
+		// inotify's "no space left on device" means its limit of watched folders, which
+		// has nothing to do with disk space.
+		return fmt.Errorf("watching folder %q: the system's limit on watched folders is reached; on Linux, raise it with sysctl fs.inotify.max_user_watches=524288: %w", folder, err)
+	}
+	return fmt.Errorf("watching folder %q: %w", folder, err)
+}
+
+// forget handles the removal or renaming of rel, if rel was a watched folder: it stops
+// watching rel and the folders below it, and settles every note they held. A folder moved
+// out of the vault makes one event, none for its notes.
+func (w *Watcher) forget(rel string) {
+	if !w.folders[rel] {
+		return
+	}
+	prefix := rel + "/"
+	for f := range w.folders {
+		if f == rel || strings.HasPrefix(f, prefix) {
+			// Linux drops a moved folder's own watch but keeps those below it, still named by
+			// their old paths. Remove them, so that the folder's new place (scanned when its
+			// Create arrives) is watched under its new paths. The error is that the watch is
+			// already gone, with its folder.
+			_ = w.fsw.Remove(w.abs(f))
+			delete(w.folders, f)
+		}
+	}
+	n := 0
+	for note := range w.notes {
+		if strings.HasPrefix(note, prefix) {
+			w.pend(note)
+			n++
+		}
+	}
+	w.log.Debug("folder removed or moved", "path", rel, "notes", n)
+}
+
+// recover handles a failure of the watcher: events were lost, so neither the watches nor
+// the notes seen can be trusted. It rebuilds both from the disk and tells the consumer to
+// do the same with its index.
+func (w *Watcher) recover(err error) {
+	if errors.Is(err, fsnotify.ErrEventOverflow) {
+		w.log.Warn("too many file events at once, some were lost; rescanning the vault", "err", err)
+	} else {
+		w.log.Warn("the file watcher failed; rescanning the vault", "err", err)
+	}
+	if err := w.watchAll(); err != nil {
+		w.log.Error("the vault is not watched in full; changes in it may be seen only at the next start", "err", err)
+	}
+	w.outbox.push(Change{Op: Rescan})
+}
+
+// watchAll watches every folder of the vault afresh and lists its notes.
+func (w *Watcher) watchAll() error {
+	// A folder renamed while events were lost is still watched under its old path; start
+	// clean. Events in the moment between are covered by the rescan that follows.
+	for f := range w.folders {
+		_ = w.fsw.Remove(w.abs(f))
+	}
+	clear(w.folders)
+	clear(w.notes)
+	return w.scan(".", func(note string) { w.notes[note] = true })
+}
+
+// abs turns a vault-relative path into one on disk.
+func (w *Watcher) abs(rel string) string {
+	return filepath.Join(w.dir, filepath.FromSlash(rel))
+}
+
+// An outbox holds settled changes until the consumer takes them, so that a slow consumer
+// never keeps the Watcher from reading events. It holds at most one change per path.
+type outbox struct {
+	queue []Change
+	paths map[string]bool
+}
+
+// push adds c, unless a change for its path already waits (a Rescan, whose path is empty).
+func (o *outbox) push(c Change) {
+	if o.paths[c.Path] {
+		return
+	}
+	o.paths[c.Path] = true
+	o.queue = append(o.queue, c)
+}
+
+func (o *outbox) peek() (Change, bool) {
+	if len(o.queue) == 0 {
+		return Change{}, false
+	}
+	return o.queue[0], true
+}
+
+func (o *outbox) pop() {
+	delete(o.paths, o.queue[0].Path)
+	o.queue = o.queue[1:]
+}
+
+// drop takes back the change for p, if one waits.
+func (o *outbox) drop(p string) {
+	if !o.paths[p] {
+		return
+	}
+	delete(o.paths, p)
+	o.queue = slices.DeleteFunc(o.queue, func(c Change) bool { return c.Path == p })
+}
