@@ -22,7 +22,7 @@ ifneq ($(filter $(NUMBERED),$(firstword $(MAKECMDGOALS))),)
 endif
 STEP = $(notdir $(wildcard steps/$(shell printf %02d $(N) 2>/dev/null)-*))
 
-.PHONY: help step check-step diff test vet fmt cross bench interop-deps guide standin
+.PHONY: help step check-step diff test vet fmt cross bench interop-deps guide standin fuzz
 
 help: ## list the targets
 	@echo "usage: make TARGET [N]"
@@ -61,6 +61,12 @@ cross: ## build every step for Windows and macOS too
 	    GOOS=$${target%/*} GOARCH=$${target#*/} go build -o /dev/null ./$$s || exit 1; \
 	  done; \
 	done
+
+FUZZTIME ?= 30s
+fuzz: ## fuzz the title cleaner and the path guard for FUZZTIME each (CI runs this too)
+	go test -run='^$$' -fuzz=FuzzFileName -fuzztime=$(FUZZTIME) ./shared/inbox
+	go test -run='^$$' -fuzz=FuzzCreate -fuzztime=$(FUZZTIME) ./shared/inbox
+	go test -run='^$$' -fuzz=FuzzCleanPath -fuzztime=$(FUZZTIME) ./shared/vault
 
 standin: ## run the Ollama stand-in on 127.0.0.1:11434, for trying the Ollama code path offline
 	go run ./scripts/ollama-standin

@@ -24,6 +24,11 @@ type ref struct {
 	target target
 }
 
+// MaxLinksPerNote bounds the links the graph keeps of one note. Real notes have dozens; a hub
+// may have a few thousand. Without a bound, one hostile 8 MiB note of "[[a]]" would cost the
+// graph 1.7 million links and hundreds of megabytes.
+const MaxLinksPerNote = 10_000
+
 func newNote(path, content string, parsed markdown.Note) *note {
 	n := newEmptyNote(path)
 	n.aliases = aliases(parsed.Frontmatter.Fields)
@@ -35,7 +40,10 @@ func newNote(path, content string, parsed markdown.Note) *note {
 	}
 	var text string // the line of the previous link: links on one line share it
 	prevLine := 0
-	for _, l := range parsed.Links {
+	for i, l := range parsed.Links {
+		if i == MaxLinksPerNote {
+			break
+		}
 		l = cloneLink(l)
 		if l.Line == 0 { // in the frontmatter
 			n.add(l, l.Key+": "+l.Original, "")

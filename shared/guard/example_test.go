@@ -1,0 +1,35 @@
+package guard_test
+
+import (
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+
+	"vaultmcp/shared/guard"
+)
+
+// A step puts its MCP handler behind the wall like this.
+func Example() {
+	addr := "127.0.0.1:3000" // the -addr flag
+	if err := guard.CheckListenAddr(addr); err != nil {
+		log.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	var mcpHandler http.Handler // server.NewStreamableHTTPServer(...) in a step
+	wall, err := guard.Wrap(mcpHandler, guard.Config{
+		Addr:    ln.Addr(), // the real port, even when addr asked for port 0
+		Origins: []string{"http://localhost:6274"},
+		Logger:  slog.Default(),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", wall)
+	log.Fatal(guard.NewServer(mux).Serve(ln))
+}

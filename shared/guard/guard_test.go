@@ -1,0 +1,466 @@
+package guard
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// server is a wrapped handler served on a real loopback listener, the way a step serves it.
+type server struct {
+	url  string // http://127.0.0.1:PORT/mcp
+	port string
+	log  *syncBuffer
+}
+
+func serve(t *testing.T, inner http.Handler, cfg Config) server {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &syncBuffer{}
+	cfg.Addr = ln.Addr()
+	cfg.Logger = slog.New(slog.NewTextHandler(io.MultiWriter(logs, t.Output()), nil))
+	h, err := Wrap(inner, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := NewServer(h)
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return server{url: "http://" + ln.Addr().String() + "/mcp", port: port, log: logs}
+}
+
+// syncBuffer collects the server's log lines, written from its goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// echo stands in for mcp-go: it reads the whole body itself and answers a read error with a
+// 400 parse error, as mcp-go does. Otherwise it sends the body back.
+func echo(calls *atomic.Int32) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"read request body error"}}`)
+			return
+		}
+		w.Write(body)
+	})
+}
+
+const message = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+
+// call sends one request. An empty host leaves the one the URL gives; a nil origin sends none.
+type call struct {
+	method string
+	host   string
+	origin []string
+	body   io.Reader
+	length int64 // Content-Length; -1 sends the body chunked, without one
+}
+
+func (c call) do(t *testing.T, url string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(cmpOr(c.method, http.MethodPost), url, cmpOr(c.body, io.Reader(strings.NewReader(message))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.host != "" {
+		req.Host = c.host
+	}
+	for _, o := range c.origin {
+		req.Header.Add("Origin", o)
+	}
+	if c.length != 0 {
+		req.ContentLength = c.length
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, body
+}
+
+func cmpOr[T comparable](v, fallback T) T {
+	var zero T
+	if v == zero {
+		return fallback
+	}
+	return v
+}
+
+// checkRefusal checks that resp is a refusal with status, and a JSON-RPC error body with a
+// null id that names rule. It returns the error's message.
+func checkRefusal(t *testing.T, resp *http.Response, body []byte, status int, rule string) string {
+	t.Helper()
+	if resp.StatusCode != status {
+		t.Fatalf("status %d, want %d; body %s", resp.StatusCode, status, body)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("Content-Type %q, want application/json", ct)
+	}
+	var reply struct {
+		JSONRPC string           `json:"jsonrpc"`
+		ID      *json.RawMessage `json:"id"`
+		Error   struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+			Data    struct {
+				Rule string `json:"rule"`
+			} `json:"data"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(body, &reply); err != nil {
+		t.Fatalf("body is not JSON: %v\n%s", err, body)
+	}
+	if !bytes.Contains(body, []byte(`"id":null`)) {
+		t.Errorf(`body has no "id":null: %s`, body)
+	}
+	if reply.JSONRPC != "2.0" || reply.Error.Code != refusalCode || reply.Error.Message == "" {
+		t.Errorf("not a JSON-RPC error with code %d and a message: %s", refusalCode, body)
+	}
+	if reply.Error.Data.Rule != rule {
+		t.Errorf("error.data.rule %q, want %q: %s", reply.Error.Data.Rule, rule, body)
+	}
+	return reply.Error.Message
+}
+
+func TestRefusals(t *testing.T) {
+	var calls atomic.Int32
+	srv := serve(t, echo(&calls), Config{})
+	p := srv.port
+	tests := []struct {
+		name   string
+		call   call
+		status int
+		rule   string
+		text   string // in the message
+	}{
+		{"GET", call{method: "GET"}, 405, "method", "POST"},
+		{"DELETE", call{method: "DELETE"}, 405, "method", "POST"},
+		{"PUT", call{method: "PUT"}, 405, "method", "POST"},
+		{"OPTIONS, a browser's preflight", call{method: "OPTIONS", origin: []string{"http://localhost:" + p}}, 405, "method", "POST"},
+
+		// DNS rebinding: the page's origin and the Host agree, and both are the attacker's.
+		{"rebound name", call{host: "evil.example:" + p, origin: []string{"http://evil.example:" + p}}, 403, "host", "DNS rebinding"},
+		{"rebound name, no Origin", call{host: "evil.example:" + p}, 403, "host", "evil.example"},
+		{"wrong port", call{host: "127.0.0.1:1"}, 403, "host", "127.0.0.1:" + p},
+		{"no port", call{host: "127.0.0.1"}, 403, "host", "localhost:" + p},
+		{"no port, localhost", call{host: "localhost"}, 403, "host", "[::1]:" + p},
+		{"another loopback address", call{host: "127.0.0.2:" + p}, 403, "host", ""},
+		{"name that starts like localhost", call{host: "localhost." + p + ".evil.com:" + p}, 403, "host", ""},
+		{"GET from a rebound name is a Host refusal", call{method: "GET", host: "evil.example:" + p}, 403, "host", ""},
+
+		{"foreign origin", call{origin: []string{"http://evil.example"}}, 403, "origin", "http://localhost:" + p},
+		{"origin with a longer host", call{origin: []string{"http://localhost:" + p + ".evil.com"}}, 403, "origin", ""},
+		{"origin with another scheme", call{origin: []string{"https://127.0.0.1:" + p}}, 403, "origin", ""},
+		{"origin with another port", call{origin: []string{"http://localhost:1"}}, 403, "origin", ""},
+		{"origin without the port", call{origin: []string{"http://localhost"}}, 403, "origin", ""},
+		{"origin with a path", call{origin: []string{"http://localhost:" + p + "/"}}, 403, "origin", ""},
+		{"origin with a user", call{origin: []string{"http://localhost:" + p + "@evil.example"}}, 403, "origin", ""},
+		{"null origin", call{origin: []string{"null"}}, 403, "origin", `"null"`},
+		{"empty origin", call{origin: []string{""}}, 403, "origin", ""},
+		{"two origins", call{origin: []string{"http://localhost:" + p, "http://evil.example"}}, 403, "origin", "2 Origin headers"},
+		{"GET from a foreign page is an Origin refusal", call{method: "GET", origin: []string{"http://evil.example"}}, 403, "origin", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := calls.Load()
+			resp, body := tt.call.do(t, srv.url)
+			if msg := checkRefusal(t, resp, body, tt.status, tt.rule); !strings.Contains(msg, tt.text) {
+				t.Errorf("message does not mention %q: %s", tt.text, msg)
+			}
+			if allow := resp.Header.Get("Allow"); (tt.status == 405) != (allow == "POST") {
+				t.Errorf("status %d with Allow %q; want Allow: POST on 405 only", tt.status, allow)
+			}
+			if calls.Load() != before {
+				t.Error("the refused request reached the inner handler")
+			}
+		})
+	}
+}
+
+func TestAllowed(t *testing.T) {
+	var calls atomic.Int32
+	srv := serve(t, echo(&calls), Config{Origins: []string{"http://localhost:6274", "HTTPS://Example.COM:443"}})
+	p := srv.port
+	tests := []struct {
+		name string
+		call call
+	}{
+		{"no Origin, a program", call{}},
+		{"host localhost", call{host: "localhost:" + p}},
+		{"host [::1]", call{host: "[::1]:" + p}},
+		{"host in capitals", call{host: "LOCALHOST:" + p}},
+		{"own page", call{origin: []string{"http://localhost:" + p}}},
+		{"own page by address", call{origin: []string{"http://127.0.0.1:" + p}}},
+		{"own page by IPv6 address", call{origin: []string{"http://[::1]:" + p}}},
+		{"own page, host in capitals", call{origin: []string{"http://LocalHost:" + p}}},
+		{"added origin", call{origin: []string{"http://localhost:6274"}}},
+		{"added origin, default port", call{origin: []string{"https://example.com"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := calls.Load()
+			resp, body := tt.call.do(t, srv.url)
+			if resp.StatusCode != http.StatusOK || string(body) != message {
+				t.Fatalf("status %d, body %s; want 200 and the request's body back", resp.StatusCode, body)
+			}
+			if calls.Load() != before+1 {
+				t.Error("the inner handler was not called once")
+			}
+		})
+	}
+	if logs := srv.log.String(); logs != "" {
+		t.Errorf("allowed requests were logged as refused:\n%s", logs)
+	}
+}
+
+// A server on port 80 is called without a port: clients leave the default one out.
+func TestDefaultPort(t *testing.T) {
+	var calls atomic.Int32
+	h, err := Wrap(echo(&calls), Config{
+		Addr:   &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 80},
+		Logger: slog.New(slog.NewTextHandler(t.Output(), nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		host, origin string
+		status       int
+	}{
+		{"localhost", "", 200},
+		{"127.0.0.1", "", 200},
+		{"[::1]", "", 200},
+		{"localhost:80", "", 200},
+		{"localhost", "http://localhost", 200},
+		{"localhost", "http://[::1]", 200},
+		{"localhost", "http://localhost:80", 403}, // no browser writes the default port
+		{"localhost:3000", "", 403},
+		{"evil.example", "", 403},
+	}
+	for _, tt := range tests {
+		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(message))
+		req.Host = tt.host
+		if tt.origin != "" {
+			req.Header.Set("Origin", tt.origin)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != tt.status {
+			t.Errorf("Host %q, Origin %q: status %d, want %d; %s", tt.host, tt.origin, rec.Code, tt.status, rec.Body)
+		}
+	}
+}
+
+func TestBodyLimit(t *testing.T) {
+	var calls atomic.Int32
+	srv := serve(t, echo(&calls), Config{})
+	exact := bytes.Repeat([]byte("a"), DefaultMaxBody)
+	over := bytes.Repeat([]byte("a"), DefaultMaxBody+1)
+
+	for _, chunked := range []bool{false, true} {
+		name, length := "Content-Length", int64(0)
+		if chunked {
+			name, length = "chunked", -1
+		}
+		t.Run(name, func(t *testing.T) {
+			before := calls.Load()
+			resp, body := call{body: bytes.NewReader(exact), length: length}.do(t, srv.url)
+			if resp.StatusCode != http.StatusOK || !bytes.Equal(body, exact) {
+				t.Fatalf("a body of exactly the limit: status %d, %d bytes back; want 200 and all %d", resp.StatusCode, len(body), len(exact))
+			}
+			resp, body = call{body: bytes.NewReader(over), length: length}.do(t, srv.url)
+			checkRefusal(t, resp, body, http.StatusRequestEntityTooLarge, "body")
+			if calls.Load() != before+1 {
+				t.Error("the oversized body reached the inner handler")
+			}
+		})
+	}
+}
+
+// A body announced as too large is refused before a byte of it is read: the client below
+// sends only its headers, and still gets its answer.
+func TestBodyLimitAnnounced(t *testing.T) {
+	var calls atomic.Int32
+	srv := serve(t, echo(&calls), Config{})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(strings.TrimSuffix(srv.url, "/mcp"), "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(10 * time.Second)) // a failure guard: the answer comes at once
+	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n",
+		srv.port, DefaultMaxBody+1)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer before the body was sent: %v", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRefusal(t, resp, body, http.StatusRequestEntityTooLarge, "body")
+}
+
+func TestConcurrencyLimit(t *testing.T) {
+	entered := make(chan struct{})
+	release := make(chan struct{})
+	held := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		entered <- struct{}{}
+		<-release
+	})
+	srv := serve(t, held, Config{MaxInFlight: 3})
+	type result struct {
+		resp *http.Response
+		body []byte
+		err  error
+	}
+	send := func(results chan<- result) {
+		resp, err := http.Post(srv.url, "application/json", strings.NewReader(message))
+		if err != nil {
+			results <- result{err: err}
+			return
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		results <- result{resp, body, err}
+	}
+
+	held3 := make(chan result, 3)
+	for range 3 {
+		go send(held3)
+		<-entered
+	}
+
+	// Three requests are held inside; a fourth finds no slot, or gets in, which is the bug.
+	fourth := make(chan result, 1)
+	go send(fourth)
+	select {
+	case r := <-fourth:
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		checkRefusal(t, r.resp, r.body, http.StatusServiceUnavailable, "busy")
+		if got := r.resp.Header.Get("Retry-After"); got != "1" {
+			t.Errorf("Retry-After %q, want 1", got)
+		}
+	case <-entered:
+		t.Error("a fourth request reached the inner handler while three were held")
+	}
+
+	close(release)
+	for range 3 {
+		switch r := <-held3; {
+		case r.err != nil:
+			t.Error(r.err)
+		case r.resp.StatusCode != http.StatusOK:
+			t.Errorf("a held request ended with status %d, want 200", r.resp.StatusCode)
+		}
+	}
+	// The slots are free again.
+	go func() { <-entered }()
+	if resp, body := (call{}).do(t, srv.url); resp.StatusCode != http.StatusOK {
+		t.Errorf("after the others finished: status %d, want 200; %s", resp.StatusCode, body)
+	}
+}
+
+// A refusal is logged with its rule and the request's headers, never its body.
+func TestRefusalLog(t *testing.T) {
+	var calls atomic.Int32
+	srv := serve(t, echo(&calls), Config{})
+	secret := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"content":"my diary"}}`
+	call{host: "evil.example:" + srv.port, body: strings.NewReader(secret)}.do(t, srv.url)
+
+	logs := srv.log.String()
+	for _, want := range []string{"request refused", "rule=host", "status=403", "host=evil.example:" + srv.port} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("log lacks %q:\n%s", want, logs)
+		}
+	}
+	if strings.Contains(logs, "my diary") {
+		t.Errorf("log contains the request body:\n%s", logs)
+	}
+}
+
+func TestWrapConfig(t *testing.T) {
+	loopback := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 3000}
+	tests := []struct {
+		name string
+		cfg  Config
+		want string // in the error
+	}{
+		{"no address", Config{}, "ln.Addr()"},
+		{"port 0", Config{Addr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}}, "port 0"},
+		{"LAN address", Config{Addr: &net.TCPAddr{IP: net.IPv4(192, 168, 1, 5), Port: 3000}}, "no authentication"},
+		{"all interfaces", Config{Addr: &net.TCPAddr{Port: 3000}}, "every network interface"},
+		{"origin without scheme", Config{Addr: loopback, Origins: []string{"localhost:6274"}}, "http://localhost:6274"},
+		{"origin with a path", Config{Addr: loopback, Origins: []string{"http://localhost:6274/"}}, "not an origin"},
+		{"negative limit", Config{Addr: loopback, MaxBody: -1}, "negative"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Wrap(http.NotFoundHandler(), tt.cfg)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want one mentioning %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestCanonicalOrigin(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://localhost:6274":   "http://localhost:6274",
+		"HTTP://LocalHost:6274":   "http://localhost:6274",
+		"https://example.com:443": "https://example.com",
+		"http://example.com:443":  "http://example.com:443",
+		"http://[::1]:80":         "http://[::1]",
+		"http://[::1]:6274":       "http://[::1]:6274",
+	} {
+		if got, err := canonicalOrigin(in); got != want || err != nil {
+			t.Errorf("canonicalOrigin(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "null", "localhost", "localhost:6274", "http://", "http://localhost:6274/", "http://localhost:6274?x", "http://a@localhost:6274", "http://localhost:6274#x"} {
+		if got, err := canonicalOrigin(in); err == nil {
+			t.Errorf("canonicalOrigin(%q) = %q, want an error", in, got)
+		}
+	}
+}

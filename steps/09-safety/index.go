@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"maps"
+	"sync"
+
+	"vaultmcp/shared/embed"
+	"vaultmcp/shared/links"
+	"vaultmcp/shared/markdown"
+	"vaultmcp/shared/progress"
+	"vaultmcp/shared/store"
+	"vaultmcp/shared/vault"
+)
+
+// index is the search index: the database, and the embedder its vectors came from.
+type index struct {
+	embedder embed.Embedder
+	db       *store.Store
+	graph    *links.Graph // who links to whom, built from the same parse as the sections
+	failed   failures     // notes that could not be indexed, and why
+	floor    float64      // search results scoring below this are not matches
+}
+
+// failures are the notes that could not be indexed. The watcher's worker writes them while
+// searches read them, so a mutex guards the map.
+type failures struct {
+	mu    sync.Mutex
+	notes map[string]error
+}
+
+// set records why path failed, or forgets it when err is nil.
+func (f *failures) set(path string, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err == nil {
+		delete(f.notes, path)
+		return
+	}
+	f.notes[path] = err
+}
+
+// snapshot returns a copy of the failures, to read without holding the lock.
+func (f *failures) snapshot() map[string]error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return maps.Clone(f.notes)
+}
+
+// pendingNote is a note read and parsed, waiting for the vectors of its chunks.
+type pendingNote struct {
+	record   store.Note
+	sections []store.Section // one per chunk: what gets embedded
+}
+
+// batchChunks is how many chunks go to the embedder at a time. The embedder splits them
+// into requests itself; a batch this size keeps it busy and lets us report progress.
+const batchChunks = 256
+
+// buildIndex empties the database and indexes every note into it. Each note is written in
+// one transaction, so a note is either wholly in the index or not at all. A note that cannot
+// be read or embedded is recorded in failed and the rest go on.
+func buildIndex(ctx context.Context, notes *vault.Vault, embedder embed.Embedder, db *store.Store, logger *slog.Logger) (*index, error) {
+	identity := store.Embedder{Name: embedderName(embedder), Model: embedder.Model(), Dimension: embedder.Dimensions()}
+	if err := db.Reset(ctx, identity); err != nil {
+		return nil, err
+	}
+	paths, err := notes.Notes()
+	if err != nil {
+		return nil, fmt.Errorf("cannot list the vault's notes: %w", err)
+	}
+	ix := &index{embedder: embedder, db: db, graph: links.New(), failed: failures{notes: map[string]error{}}, floor: scoreFloor(embedder)}
+	report := progress.New(logger, "indexing", len(paths))
+
+	var batch []pendingNote
+	chunks := 0
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		var texts []string
+		for _, n := range batch {
+			for _, s := range n.sections {
+				texts = append(texts, s.Text)
+			}
+		}
+		vectors, err := embedder.EmbedDocuments(ctx, texts)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		for _, n := range batch {
+			switch {
+			case err != nil:
+				ix.failed.set(n.record.Path, err)
+			default:
+				mine := vectors[:len(n.sections)]
+				vectors = vectors[len(n.sections):]
+				if err := db.PutNote(ctx, n.record, n.sections, mine); err != nil {
+					ix.failed.set(n.record.Path, err)
+				}
+			}
+		}
+		if err != nil {
+			logger.Error("embedding failed; these notes are not searchable", "notes", len(batch), "err", err)
+		}
+		report.Done(len(batch), len(texts))
+		batch, chunks = nil, 0
+		return nil
+	}
+
+	for _, path := range paths {
+		n, err := readNote(notes, path, ix.graph)
+		if err != nil {
+			ix.failed.set(path, err)
+			continue
+		}
+		batch = append(batch, n)
+		chunks += len(n.sections)
+		if chunks >= batchChunks {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	report.Finish(len(ix.failed.snapshot()))
+	return ix, nil
+}
+
+// readNote reads and parses a note into what the index stores about it, and puts its links in
+// the graph. The graph needs no embedding, so a note whose vectors fail still has its links.
+func readNote(notes *vault.Vault, path string, graph *links.Graph) (pendingNote, error) {
+	_, info, err := notes.Stat(path)
+	if err != nil {
+		return pendingNote{}, err
+	}
+	_, content, err := notes.ReadNote(path)
+	if err != nil {
+		return pendingNote{}, err
+	}
+	text := string(content)
+	note := markdown.Parse(path, text)
+	graph.Set(path, text, note)
+	sum := sha256.Sum256(content)
+	record := store.Note{
+		Path:  path,
+		Title: note.Title,
+		Size:  int64(len(content)),
+		MTime: info.ModTime(),
+		Hash:  hex.EncodeToString(sum[:]),
+	}
+	if note.Frontmatter.Fields != nil {
+		fields, err := json.Marshal(note.Frontmatter.Fields)
+		if err == nil {
+			record.Frontmatter = string(fields)
+		}
+	}
+	for _, t := range note.Tags {
+		record.Tags = append(record.Tags, t.Name)
+	}
+	var sections []store.Section
+	for _, s := range note.Sections {
+		for _, text := range s.Chunks {
+			sections = append(sections, store.Section{Heading: s.Heading, Line: s.Line, Text: text})
+		}
+	}
+	return pendingNote{record: record, sections: sections}, nil
+}
+
+// embedderName is the kind of embedder, recorded in the index beside its model.
+func embedderName(e embed.Embedder) string {
+	if e.Model() == embed.OfflineModel {
+		return "offline"
+	}
+	return "ollama"
+}

@@ -1,0 +1,202 @@
+// Command 09-safety gets the server ready for a model that may be steered by someone else:
+// its one write tool, create_note, which can only add new notes to the inbox, and a wall
+// around the HTTP endpoint that refuses what a hostile web page or client would try.
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/ollama/ollama/api"
+
+	"vaultmcp/shared/embed"
+	"vaultmcp/shared/guard"
+	"vaultmcp/shared/inbox"
+	"vaultmcp/shared/store"
+	"vaultmcp/shared/vault"
+	"vaultmcp/shared/watch"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+}
+
+// run is the whole program. main only supplies the outside world, so tests can call run with
+// their own arguments, environment and output, and stop it by cancelling ctx.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	flags := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	addr := flags.String("addr", "127.0.0.1:3000", "address to listen on (host:port)")
+	vaultDir := flags.String("vault", getenv("VAULT_PATH"), "the Obsidian vault to serve (default $VAULT_PATH)")
+	embedder := flags.String("embedder", cmp.Or(getenv("VAULTMCP_EMBEDDER"), "auto"),
+		"auto (Ollama if it answers, else offline), ollama, or offline (default $VAULTMCP_EMBEDDER or auto)")
+	inboxDir := flags.String("inbox", cmp.Or(getenv("VAULTMCP_INBOX"), inbox.DefaultFolder),
+		"the vault folder where create_note puts new notes (default $VAULTMCP_INBOX or Inbox)")
+	origins := flags.String("allow-origin", getenv("VAULTMCP_ORIGINS"),
+		"extra web-page origins to accept, comma-separated (default $VAULTMCP_ORIGINS); native clients and MCP Inspector's proxy send no Origin and need none")
+	minScore := flags.Float64("min-score", envFloat(getenv("VAULTMCP_MIN_SCORE")),
+		"the least score a search result needs (default $VAULTMCP_MIN_SCORE, or one chosen for the embedder)")
+	dbPath := flags.String("db", getenv("VAULTMCP_DB"), "the index database file, outside the vault (default $VAULTMCP_DB, or one in your cache directory)")
+	if err := flags.Parse(args[1:]); err != nil {
+		return err
+	}
+	if *vaultDir == "" {
+		return errors.New("which vault? pass -vault DIR or set VAULT_PATH")
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+
+	notes, err := vault.Open(*vaultDir)
+	if err != nil {
+		return err
+	}
+	defer notes.Close()
+
+	// The Ollama library reads OLLAMA_HOST itself, with Ollama's own rules for what it may
+	// hold; reading it through getenv would mean copying those rules.
+	client, err := api.ClientFromEnvironment()
+	if err != nil {
+		return fmt.Errorf("OLLAMA_HOST: %w", err)
+	}
+	embedding, err := embed.Choose(ctx, *embedder, client, logger)
+	if err != nil {
+		return err
+	}
+	if *dbPath == "" {
+		if *dbPath, err = store.DefaultPath(*vaultDir); err != nil {
+			return err
+		}
+	}
+	if err := store.CheckLocation(*vaultDir, *dbPath); err != nil {
+		return err
+	}
+	db, err := store.Open(ctx, *dbPath, store.Config{})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	logger.Info("index", "db", db.Path())
+
+	// Watch before indexing: a note changed while the index is built is not lost. Its change
+	// waits in the watcher and is applied once the index is ready.
+	watcher, err := watch.New(*vaultDir, watch.Options{Logger: logger})
+	if err != nil {
+		return err
+	}
+	defer watcher.Close()
+
+	// Indexing comes before listening: simple, and nobody searches a half-built index. Step 10
+	// serves while it indexes, and re-embeds only the notes that changed.
+	index, err := buildIndex(ctx, notes, embedding, db, logger)
+	if err != nil {
+		return err
+	}
+
+	// Two goroutines keep the index current: the watcher, and the worker that applies its
+	// changes. Deferred in this order, they are stopped, then waited for, before the
+	// database closes.
+	updates := newLive(notes, index, logger)
+	workCtx, stopWork := context.WithCancel(ctx)
+	var workers sync.WaitGroup
+	defer workers.Wait()
+	defer stopWork()
+	// The notes that failed at start go to the same queue, to be retried like any other.
+	// The workers have not started, so nothing else touches updates yet.
+	for path, err := range index.failed.snapshot() {
+		updates.retryLater(workCtx, path, err)
+	}
+	workers.Go(func() {
+		if err := watcher.Run(workCtx, updates.changes); err != nil {
+			logger.Error("the file watcher stopped; edits are no longer indexed until a restart", "err", err)
+		}
+	})
+	workers.Go(func() { updates.run(workCtx) })
+
+	if *minScore > 0 {
+		index.floor = *minScore
+	}
+	logger.Info("search", "min_score", index.floor)
+
+	mcpServer := server.NewMCPServer("vaultmcp", "0.9.0",
+		server.WithToolCapabilities(false),
+		// Check every call's arguments against the tool's inputSchema before the handler
+		// runs; a mismatch becomes an isError result the model can read and correct.
+		server.WithInputSchemaValidation(),
+		// An argument the schema does not name is refused too: a model that invents one
+		// learns at once that it does nothing.
+		server.WithStrictInputSchemaDefault(),
+	)
+	newNotes, err := inbox.Open(notes, *inboxDir)
+	if err != nil {
+		return err
+	}
+	defer newNotes.Close()
+	addTools(mcpServer, notes, index, newNotes)
+
+	// No authentication and no TLS: only this machine may connect.
+	if err := guard.CheckListenAddr(*addr); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr)", *addr, err)
+	}
+	// Every request passes the wall before mcp-go reads it: its Host and Origin, its method,
+	// how many are in flight, and its size. The Host allowlist needs the port really bound.
+	mcpHandler := server.NewStreamableHTTPServer(mcpServer, server.WithStateLess(true))
+	walled, err := guard.Wrap(mcpHandler, guard.Config{Addr: ln.Addr(), Origins: splitList(*origins), Logger: logger})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", walled)
+	srv := guard.NewServer(mux)
+	logger.Info("listening", "url", "http://"+ln.Addr().String()+"/mcp", "vault", notes.Dir())
+
+	go func() {
+		<-ctx.Done()
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(shutdownCtx)
+	}()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// envFloat reads a number from the environment; anything else counts as unset.
+func envFloat(s string) float64 {
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
+}
+
+// splitList reads a comma-separated flag.
+func splitList(s string) []string {
+	var items []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			items = append(items, item)
+		}
+	}
+	return items
+}
