@@ -22,7 +22,7 @@ ifneq ($(filter $(NUMBERED),$(firstword $(MAKECMDGOALS))),)
 endif
 STEP = $(notdir $(wildcard steps/$(shell printf %02d $(N) 2>/dev/null)-*))
 
-.PHONY: help step check-step diff test vet fmt cross bench interop-deps guide standin fuzz
+.PHONY: help step check-step diff test vet fmt cross bench bench-smoke interop-deps guide standin fuzz
 
 help: ## list the targets
 	@echo "usage: make TARGET [N]"
@@ -76,6 +76,9 @@ guide: ## refresh the guide's code excerpts and transcripts from the source
 
 bench: ## run the benchmarks
 	go test -run='^$$' -bench=. -benchmem work
+
+bench-smoke: ## run every benchmark once, to check they still work (CI does); no figures
+	go test -run='^$$' -bench=. -benchtime=1x work
 
 .PHONY: need-step
 need-step:
