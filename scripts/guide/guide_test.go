@@ -108,3 +108,77 @@ func TestDeclaration(t *testing.T) {
 		t.Error("declaration(Nope) succeeded")
 	}
 }
+
+// TestCommandsInTheGuideExist checks the commands a chapter asks the reader to paste, outside
+// the transcripts (which run for real): every make target exists, and every fuzz target named
+// lives in the package given.
+func TestCommandsInTheGuideExist(t *testing.T) {
+	root, err := transcript.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^([a-z-]+):`).FindAllStringSubmatch(string(makefile), -1) {
+		targets[m[1]] = true
+	}
+	makeCmd := regexp.MustCompile(`(?:^|\s)make ([a-z-]+)`)
+	fuzzCmd := regexp.MustCompile(`-fuzz=(\w+).*\s(\./\S+)`)
+	chapters, _ := filepath.Glob(filepath.Join(root, "guide", "*.md"))
+	checked := 0
+	for _, chapter := range chapters {
+		data, err := os.ReadFile(chapter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range commandLines(string(data)) {
+			if makeCmd.MatchString(line) || fuzzCmd.MatchString(line) {
+				checked++
+			}
+			if m := makeCmd.FindStringSubmatch(line); m != nil && !targets[m[1]] {
+				t.Errorf("%s: %q: the Makefile has no target %q", filepath.Base(chapter), line, m[1])
+			}
+			if m := fuzzCmd.FindStringSubmatch(line); m != nil {
+				files, _ := filepath.Glob(filepath.Join(root, m[2], "*_test.go"))
+				found := false
+				for _, f := range files {
+					src, _ := os.ReadFile(f)
+					found = found || strings.Contains(string(src), "func "+m[1]+"(")
+				}
+				if !found {
+					t.Errorf("%s: %q: %s has no %s", filepath.Base(chapter), line, m[2], m[1])
+				}
+			}
+		}
+	}
+	if checked < 10 {
+		t.Errorf("only %d commands found in the guide's shell blocks; is commandLines still reading them?", checked)
+	}
+}
+
+// commandLines returns the lines of a chapter's shell blocks that are not filled from a
+// transcript.
+func commandLines(markdown string) []string {
+	var lines []string
+	inBlock, fromMarker, shell := false, false, false
+	for _, line := range strings.Split(markdown, "\n") {
+		switch {
+		case strings.HasPrefix(line, "<!-- "):
+			fromMarker = true
+		case strings.HasPrefix(line, "```"):
+			if inBlock {
+				inBlock, fromMarker = false, false
+				continue
+			}
+			inBlock = true
+			info := strings.TrimPrefix(line, "```")
+			shell = info == "sh" || info == "console" || info == "bash"
+		case inBlock && shell && !fromMarker:
+			lines = append(lines, line)
+		}
+	}
+	return lines
+}
