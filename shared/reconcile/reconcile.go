@@ -1,0 +1,103 @@
+// Package reconcile works out what an index must do to catch up with the vault on disk after
+// the server was off: which notes to embed, which to drop, and which merely moved.
+//
+// It compares cheaply first and carefully only where it must. A note whose size and
+// modification time match the index is taken as unchanged without reading it: on a vault of
+// thousands of notes that is the difference between a stat per note and reading everything.
+// Where size or time differ, the content hash decides, so a note that was only touched (a
+// sync tool resetting times, a save without edits) costs a read but no embedding. A note that
+// vanished from one path and appeared at another with the same hash was renamed or moved: its
+// sections and vectors can move with it, and nothing is embedded.
+package reconcile
+
+import (
+	"slices"
+	"time"
+)
+
+// State is what is known of a note's file: as the index recorded it, or as the disk shows it.
+// Hash is the content hash; on the disk side it is "" until read.
+type State struct {
+	Size  int64
+	MTime time.Time
+	Hash  string
+}
+
+// Rename is a note found at a new path with content the index holds under an old one.
+type Rename struct{ From, To string }
+
+// Plan is the work that brings the index up to date. Every path is in exactly one list, or
+// in none when the note is unchanged.
+type Plan struct {
+	Embed   []string // new notes, and notes whose content changed: read, parse, embed
+	Touch   []string // same content, new size or time: record the new state, embed nothing
+	Rename  []Rename // moved notes: move their rows, embed nothing
+	Delete  []string // notes gone from the disk
+	Checked int      // notes whose hash had to be computed
+}
+
+// Work is how many notes the plan changes in the index.
+func (p Plan) Work() int { return len(p.Embed) + len(p.Touch) + len(p.Rename) + len(p.Delete) }
+
+// Compute compares the index with the disk. indexed is what the index holds, by path; onDisk
+// is what the disk holds, by path, with Hash empty. hash reads a note and returns its content
+// hash; it is called only for notes whose size or time differ from the index, and for new
+// notes (a rename can only be recognised by content). A note hash cannot read is left for
+// the caller to retry: it appears in Embed, where reading it again will report the error.
+func Compute(indexed, onDisk map[string]State, hash func(path string) (string, error)) Plan {
+	var p Plan
+	var fresh []string // on disk, not in the index under that path
+	for _, path := range sortedKeys(onDisk) {
+		disk := onDisk[path]
+		old, known := indexed[path]
+		switch {
+		case !known:
+			fresh = append(fresh, path)
+		case old.Size == disk.Size && old.MTime.Equal(disk.MTime):
+			// Unchanged, by the cheap test.
+		default:
+			p.Checked++
+			h, err := hash(path)
+			switch {
+			case err != nil || h != old.Hash:
+				p.Embed = append(p.Embed, path)
+			default:
+				p.Touch = append(p.Touch, path)
+			}
+		}
+	}
+
+	// The notes gone from their path, by hash: candidates for a rename.
+	gone := map[string][]string{}
+	for _, path := range sortedKeys(indexed) {
+		if _, still := onDisk[path]; !still {
+			gone[indexed[path].Hash] = append(gone[indexed[path].Hash], path)
+		}
+	}
+	for _, path := range fresh {
+		p.Checked++
+		h, err := hash(path)
+		if olds := gone[h]; err == nil && h != "" && len(olds) > 0 {
+			// Pair with the first old path of that content; two identical notes moved at
+			// once pair in path order, which keeps the plan the same on every run.
+			p.Rename = append(p.Rename, Rename{From: olds[0], To: path})
+			gone[h] = olds[1:]
+			continue
+		}
+		p.Embed = append(p.Embed, path)
+	}
+	for _, olds := range gone {
+		p.Delete = append(p.Delete, olds...)
+	}
+	slices.Sort(p.Delete)
+	return p
+}
+
+func sortedKeys(m map[string]State) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

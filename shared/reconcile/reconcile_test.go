@@ -1,0 +1,137 @@
+package reconcile
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+	"time"
+)
+
+func TestCompute(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	t1 := t0.Add(time.Hour)
+	indexed := map[string]State{
+		"same.md":      {10, t0, "h-same"},
+		"edited.md":    {10, t0, "h-old"},
+		"touched.md":   {10, t0, "h-touched"},
+		"deleted.md":   {10, t0, "h-deleted"},
+		"Old/moved.md": {20, t0, "h-moved"},
+		"a/twin.md":    {5, t0, "h-twin"},
+		"b/twin.md":    {5, t0, "h-twin"},
+	}
+	onDisk := map[string]State{
+		"same.md":       {Size: 10, MTime: t0},
+		"edited.md":     {Size: 12, MTime: t1},
+		"touched.md":    {Size: 10, MTime: t1},
+		"New/moved.md":  {Size: 20, MTime: t1},
+		"new.md":        {Size: 3, MTime: t1},
+		"c/twin.md":     {Size: 5, MTime: t1},
+		"unreadable.md": {Size: 1, MTime: t1},
+	}
+	content := map[string]string{
+		"edited.md": "h-new", "touched.md": "h-touched", "New/moved.md": "h-moved",
+		"new.md": "h-new-note", "c/twin.md": "h-twin",
+	}
+	var hashed []string
+	hash := func(path string) (string, error) {
+		hashed = append(hashed, path)
+		if h, ok := content[path]; ok {
+			return h, nil
+		}
+		return "", errors.New("permission denied")
+	}
+
+	got := Compute(indexed, onDisk, hash)
+	want := Plan{
+		Embed:   []string{"edited.md", "new.md", "unreadable.md"},
+		Touch:   []string{"touched.md"},
+		Rename:  []Rename{{From: "Old/moved.md", To: "New/moved.md"}, {From: "a/twin.md", To: "c/twin.md"}},
+		Delete:  []string{"b/twin.md", "deleted.md"},
+		Checked: 6,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Compute =\n %+v\nwant\n %+v", got, want)
+	}
+	for _, p := range hashed {
+		if p == "same.md" {
+			t.Error("an unchanged note (same size and time) was read")
+		}
+	}
+}
+
+// An unchanged vault is a plan of no work that reads no note: the cost of a stat per note.
+func TestUnchangedVaultReadsNothing(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	indexed, onDisk := map[string]State{}, map[string]State{}
+	for i := range 1000 {
+		p := string(rune('a'+i%26)) + "/" + time.Duration(i).String() + ".md"
+		indexed[p] = State{int64(i), t0, "h"}
+		onDisk[p] = State{Size: int64(i), MTime: t0}
+	}
+	plan := Compute(indexed, onDisk, func(string) (string, error) {
+		t.Fatal("a note was read")
+		return "", nil
+	})
+	if plan.Work() != 0 || plan.Checked != 0 {
+		t.Errorf("plan for an unchanged vault: %+v", plan)
+	}
+}
+
+// TestPlanCoversEveryPath builds random indexes and disks and checks the plan's promise:
+// every note on disk is embedded, touched, renamed to, or unchanged, once; every indexed note
+// no longer on disk is deleted or renamed from, once; and applying the plan yields the disk.
+func TestPlanCoversEveryPath(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	for seed := range uint64(300) {
+		r := rand.New(rand.NewPCG(seed, 1))
+		indexed, onDisk, content := map[string]State{}, map[string]State{}, map[string]string{}
+		for i := range 30 {
+			p := fmt.Sprintf("n%d.md", r.IntN(40))
+			h := fmt.Sprintf("h%d", r.IntN(20))
+			if r.IntN(2) == 0 {
+				indexed[p] = State{int64(i), t0, h}
+			}
+			q := fmt.Sprintf("n%d.md", r.IntN(40))
+			onDisk[q] = State{Size: int64(r.IntN(3)), MTime: t0.Add(time.Duration(r.IntN(2)))}
+			content[q] = fmt.Sprintf("h%d", r.IntN(20))
+		}
+		plan := Compute(indexed, onDisk, func(p string) (string, error) { return content[p], nil })
+
+		seen := map[string]int{}
+		for _, p := range plan.Embed {
+			seen[p]++
+		}
+		for _, p := range plan.Touch {
+			seen[p]++
+		}
+		gone := map[string]int{}
+		for _, rn := range plan.Rename {
+			seen[rn.To]++
+			gone[rn.From]++
+			if indexed[rn.From].Hash != content[rn.To] {
+				t.Fatalf("seed %d: rename %v pairs different content", seed, rn)
+			}
+		}
+		for _, p := range plan.Delete {
+			gone[p]++
+		}
+		for p, n := range seen {
+			if _, ok := onDisk[p]; !ok || n != 1 {
+				t.Fatalf("seed %d: %s planned %d times, on disk %v", seed, p, n, ok)
+			}
+		}
+		for p := range indexed {
+			_, still := onDisk[p]
+			if still == (gone[p] == 1) || gone[p] > 1 {
+				t.Fatalf("seed %d: indexed %s: on disk %v, removed %d times", seed, p, still, gone[p])
+			}
+		}
+		for p := range onDisk {
+			if _, known := indexed[p]; !known && seen[p] != 1 {
+				t.Fatalf("seed %d: new note %s is not in the plan", seed, p)
+			}
+		}
+	}
+}
