@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"vaultmcp/shared/vault"
 )
 
 // MaxTitleLen bounds a title in bytes, before cleaning. A file name keeps at most 252 bytes
@@ -78,7 +80,7 @@ func FileName(title string) (string, error) {
 	if !strings.ContainsFunc(name, isLetterOrDigit) {
 		return "", refuse(ErrInvalid, "title %q has no letters or digits to name a file with; send a title with letters or digits, like %q", title, "Meeting notes")
 	}
-	if device(name) {
+	if vault.Reserved(name) {
 		base, _, _ := strings.Cut(name, ".")
 		base = strings.TrimRight(base, " ")
 		// The "_" must fit too: cut the rest one byte shorter.
@@ -98,20 +100,6 @@ func cutSuffixFold(s, suffix string) (string, bool) {
 		return s[:len(s)-len(suffix)], true
 	}
 	return s, false
-}
-
-// device reports whether Windows reads name as a device: the part before the first dot,
-// without trailing spaces and in any case, is a device name. Even "nul.md" opens the NUL
-// device before Windows 11, and os.Root refuses such names on Windows.
-func device(name string) bool {
-	base, _, _ := strings.Cut(name, ".")
-	switch strings.ToUpper(strings.TrimRight(base, " ")) {
-	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$",
-		"COM0", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9", "COM¹", "COM²", "COM³",
-		"LPT0", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9", "LPT¹", "LPT²", "LPT³":
-		return true
-	}
-	return false
 }
 
 // cut returns the longest prefix of s that is at most n bytes and ends between two

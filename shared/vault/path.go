@@ -67,16 +67,17 @@ func CleanPath(p string) (string, error) {
 			// Obsidian hides dot-folders such as .obsidian (settings, plugin data),
 			// .trash (deleted notes) and .git; they are not part of the vault.
 			return "", refuse(ErrOutside, "path %q includes %q; hidden files and folders (names starting with a dot) are not part of the vault", p, name)
-		case reserved(name):
+		case Reserved(name):
 			return "", refuse(ErrInvalidPath, "path %q uses %q, which Windows reserves for a device; %s", p, name, hint)
 		}
 	}
 	return clean, nil
 }
 
-// reserved reports whether name is a Windows device name (CON, NUL, COM1, ...): Windows opens
-// the device instead of a file, and before Windows 11 even for "nul.md".
-func reserved(name string) bool {
+// Reserved reports whether name is a Windows device name (CON, NUL, COM1, ...): the part
+// before the first dot, without trailing spaces and in any case. Windows opens the device
+// instead of a file, before Windows 11 even for "nul.md", and os.Root refuses such names there.
+func Reserved(name string) bool {
 	base, _, _ := strings.Cut(name, ".")
 	base = strings.ToUpper(strings.TrimRight(base, " "))
 	switch base {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -103,11 +102,7 @@ func getBacklinks(notes *vault.Vault, graph *links.Graph) server.ToolHandlerFunc
 func toBacklink(r links.Ref) backlink {
 	text := r.Text
 	if len(text) > maxLineText {
-		cut := maxLineText
-		for !utf8.RuneStart(text[cut]) {
-			cut--
-		}
-		text = text[:cut] + " …"
+		text = prefix(text, maxLineText) + " …"
 	}
 	return backlink{From: r.From, Line: r.Link.Line, Heading: r.Section, Text: text, Embed: r.Link.Embed}
 }

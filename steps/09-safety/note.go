@@ -32,6 +32,17 @@ type noteJSON struct {
 	Truncated        string         `json:"truncated,omitempty"` // why the body is cut short
 }
 
+// prefix returns the longest start of s of at most n bytes that does not cut a character.
+func prefix(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
 // maxBody bounds the text get_note returns. A model's context holds a few hundred kilobytes
 // at most; an 8 MiB note would crowd out everything else, and get_outline can show its parts.
 const maxBody = 256 << 10
@@ -47,12 +58,8 @@ func getNote(notes *vault.Vault) server.ToolHandlerFunc {
 		fm, body, _ := frontmatter.Split(string(content))
 		out := noteJSON{Path: path, Frontmatter: fm.Fields, Body: body}
 		if len(body) > maxBody {
-			cut := maxBody
-			for !utf8.RuneStart(body[cut]) {
-				cut--
-			}
-			out.Body = body[:cut]
-			out.Truncated = fmt.Sprintf("the body is %d bytes; this is the first %d. get_outline lists its sections", len(body), cut)
+			out.Body = prefix(body, maxBody)
+			out.Truncated = fmt.Sprintf("the body is %d bytes; this is the first %d. get_outline lists its sections", len(body), len(out.Body))
 		}
 		if fm.Err != nil {
 			out.FrontmatterError = fm.Err.Error()
