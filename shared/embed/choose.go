@@ -21,6 +21,13 @@ import (
 // client says where Ollama is; api.ClientFromEnvironment gives one for OLLAMA_HOST. The check
 // takes at most a few seconds, and milliseconds when nothing listens at that address.
 func Choose(ctx context.Context, mode string, client *api.Client, logger *slog.Logger) (Embedder, error) {
+	return ChooseModel(ctx, mode, DefaultModel, client, logger)
+}
+
+// ChooseModel is Choose with another Ollama model than DefaultModel. The length of a model's
+// vectors is not in Ollama's list of models, so for any model but DefaultModel it is measured
+// by embedding one short text.
+func ChooseModel(ctx context.Context, mode, model string, client *api.Client, logger *slog.Logger) (Embedder, error) {
 	switch mode {
 	case "ollama", "auto":
 	case "offline":
@@ -30,8 +37,11 @@ func Choose(ctx context.Context, mode string, client *api.Client, logger *slog.L
 		return nil, fmt.Errorf("unknown embedder %q: use auto, ollama or offline", mode)
 	}
 
-	ollama := NewOllama(client, DefaultModel)
+	ollama := NewOllama(client, model)
 	err := ollama.Check(ctx)
+	if err == nil && !sameModel(ollama.Model(), DefaultModel) {
+		err = ollama.MeasureDimensions(ctx)
+	}
 	switch {
 	case err == nil:
 		logger.Info("embedder", "model", ollama.Model(), "dimensions", ollama.Dimensions())

@@ -89,3 +89,26 @@ func TestChooseUnknownMode(t *testing.T) {
 		t.Errorf("Choose(openai) = %v, want an error listing the choices", err)
 	}
 }
+
+func TestChooseModelMeasuresItsDimensions(t *testing.T) {
+	server := ollamatest.NewServer(ollamatest.Options{Model: "all-minilm", Dimensions: 384})
+	defer server.Close()
+	logger := slog.New(slog.DiscardHandler)
+	e, err := embed.ChooseModel(t.Context(), "ollama", "all-minilm", server.Client(), logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Model() != "all-minilm" || e.Dimensions() != 384 {
+		t.Fatalf("chose %s with %d dimensions, want all-minilm with 384", e.Model(), e.Dimensions())
+	}
+	v, err := e.EmbedQuery(t.Context(), "sourdough")
+	if err != nil || len(v) != 384 {
+		t.Fatalf("EmbedQuery = %d dimensions, %v; want 384", len(v), err)
+	}
+
+	// A model Ollama does not have fails with the fix, before anything is measured.
+	_, err = embed.ChooseModel(t.Context(), "ollama", "no-such-model", server.Client(), logger)
+	if !errors.Is(err, embed.ErrModelMissing) || !strings.Contains(err.Error(), "ollama pull no-such-model") {
+		t.Fatalf("a missing model: %v, want ErrModelMissing naming `ollama pull no-such-model`", err)
+	}
+}

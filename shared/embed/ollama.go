@@ -166,6 +166,23 @@ func (o *Ollama) Check(ctx context.Context) error {
 	return o.modelMissing()
 }
 
+// MeasureDimensions asks the model for one vector and adopts its length, for a model whose
+// vectors are not DefaultDimensions long. Call it before the embedder is used.
+func (o *Ollama) MeasureDimensions(ctx context.Context) error {
+	ctx, cancel := context.WithTimeoutCause(ctx, o.timeout, fmt.Errorf(
+		"%w: no answer within %v to a one-word request; is the model loading? try again", ErrTimeout, o.timeout))
+	defer cancel()
+	resp, err := o.client.Embed(ctx, &api.EmbedRequest{Model: o.model, Input: queryPrefix + "dimensions"})
+	if err != nil {
+		return o.explain(ctx, err)
+	}
+	if len(resp.Embeddings) != 1 || len(resp.Embeddings[0]) == 0 {
+		return fmt.Errorf("%w: model %q gave no vector for a one-word text; is it an embedding model?", ErrBadResponse, o.model)
+	}
+	o.dimensions = len(resp.Embeddings[0])
+	return nil
+}
+
 // EmbedQuery returns the vector of a search query.
 func (o *Ollama) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
 	vectors, err := o.embed(ctx, queryPrefix, []string{text})

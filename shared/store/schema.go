@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/ncruces/go-sqlite3"
 )
@@ -82,7 +83,14 @@ func (s *Store) init(ctx context.Context) error {
 		if err := dropAll(ctx, tx); err != nil {
 			return err
 		}
-		return createSchema(ctx, tx)
+		if err := createSchema(ctx, tx); err != nil {
+			return err
+		}
+		// Say why the index is empty: CheckEmbedder passes it on, and the rebuild that
+		// follows records it.
+		_, err = tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('emptied_because', ?)`,
+			fmt.Sprintf("it was written with schema version %d, and this vaultmcp uses version %d", version, schemaVersion))
+		return err
 	})
 	if err != nil {
 		return err
@@ -182,7 +190,9 @@ func (s *Store) CheckEmbedder(ctx context.Context, e Embedder) error {
 	case err != nil:
 		return err
 	case stored == Embedder{}:
-		return fmt.Errorf("%w: it has not been built yet", ErrRebuild)
+		why := "it has not been built yet"
+		s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'emptied_because'`).Scan(&why)
+		return fmt.Errorf("%w: %s", ErrRebuild, why)
 	case stored != e:
 		return fmt.Errorf("%w: it was built with %v, and the embedder now is %v", ErrRebuild, stored, e)
 	}
@@ -193,6 +203,12 @@ func (s *Store) CheckEmbedder(ctx context.Context, e Embedder) error {
 // Reset empties the index and prepares it for vectors from e, in one transaction. A vec0
 // table has a fixed dimension, so the vector table is made anew.
 func (s *Store) Reset(ctx context.Context, e Embedder) error {
+	return s.Rebuild(ctx, e, "")
+}
+
+// Rebuild is Reset that also records when and why the index was emptied, in the meta table,
+// where Stats reads it: a user who wonders why every note is being embedded again can ask.
+func (s *Store) Rebuild(ctx context.Context, e Embedder, reason string) error {
 	if e.Name == "" || e.Model == "" {
 		return fmt.Errorf("reset the index: the embedder needs a name and a model, got %q and %q", e.Name, e.Model)
 	}
@@ -208,9 +224,14 @@ func (s *Store) Reset(ctx context.Context, e Embedder) error {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `
-			INSERT INTO meta (key, value) VALUES ('embedder', ?), ('model', ?), ('dimension', ?)
+			INSERT INTO meta (key, value)
+			VALUES ('embedder', ?), ('model', ?), ('dimension', ?), ('rebuilt_at', ?), ('rebuilt_because', ?)
 			ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-			e.Name, e.Model, strconv.Itoa(e.Dimension))
+			e.Name, e.Model, strconv.Itoa(e.Dimension), time.Now().UTC().Format(time.RFC3339), reason)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM meta WHERE key = 'emptied_because'`)
 		return err
 	})
 	if err != nil {

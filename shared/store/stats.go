@@ -11,9 +11,11 @@ import (
 
 // Stats is what the index holds.
 type Stats struct {
-	Notes    int
-	Sections int
-	Embedder Embedder // zero until the index has been built
+	Notes          int
+	Sections       int
+	Embedder       Embedder  // zero until the index has been built
+	RebuiltAt      time.Time // when the index was last emptied for Embedder; zero if never
+	RebuiltBecause string    // why, as given to Rebuild; "" for Reset
 }
 
 // Stats counts the notes and sections in the index and says which embedder built it.
@@ -24,8 +26,20 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 	if err != nil {
 		return Stats{}, fmt.Errorf("count the index's notes: %w", err)
 	}
-	st.Embedder, err = s.Embedder(ctx)
-	return st, err
+	if st.Embedder, err = s.Embedder(ctx); err != nil {
+		return Stats{}, err
+	}
+	var at sql.NullString
+	err = s.db.QueryRowContext(ctx, `
+		SELECT (SELECT value FROM meta WHERE key = 'rebuilt_at'),
+		       coalesce((SELECT value FROM meta WHERE key = 'rebuilt_because'), '')`).Scan(&at, &st.RebuiltBecause)
+	if err != nil {
+		return Stats{}, fmt.Errorf("read when the index was rebuilt: %w", err)
+	}
+	if at.Valid {
+		st.RebuiltAt, _ = time.Parse(time.RFC3339, at.String)
+	}
+	return st, nil
 }
 
 // HasFolder reports whether any note in the index is in folder (at any depth). The ranges are
@@ -70,4 +84,26 @@ func (s *Store) State(ctx context.Context, path string) (NoteState, bool, error)
 	}
 	st.MTime = time.Unix(0, mtime)
 	return st, true, nil
+}
+
+// Check verifies the index file: SQLite's own integrity check, the links from sections and tags
+// to their notes, and that every vector belongs to a section. Each note is written in one
+// transaction, so an index passes even after its process was killed mid-write. An error means
+// the file is damaged; the index is derived data, and deleting the file rebuilds it.
+func (s *Store) Check(ctx context.Context) error {
+	var problem string
+	err := s.db.QueryRowContext(ctx, `
+		SELECT coalesce(
+			(SELECT group_concat(integrity_check, '; ') FROM pragma_integrity_check WHERE integrity_check <> 'ok'),
+			(SELECT 'foreign key: ' || "table" || ' row ' || rowid FROM pragma_foreign_key_check LIMIT 1),
+			(SELECT 'vector ' || rowid || ' has no section' FROM vectors
+			 WHERE rowid NOT IN (SELECT id FROM sections) LIMIT 1),
+			'')`).Scan(&problem)
+	switch {
+	case err != nil:
+		return fmt.Errorf("check the index %s: %w", s.path, err)
+	case problem != "":
+		return fmt.Errorf("the index %s is damaged (%s): delete it, and it is rebuilt at the next start", s.path, problem)
+	}
+	return nil
 }

@@ -516,11 +516,24 @@ func TestSchemaVersionChangeRebuilds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if err := s.CheckEmbedder(t.Context(), testEmbedder); !errors.Is(err, ErrRebuild) {
-		t.Errorf("an index from another schema version: CheckEmbedder = %v, want ErrRebuild", err)
+	err = s.CheckEmbedder(t.Context(), testEmbedder)
+	if !errors.Is(err, ErrRebuild) || !strings.Contains(err.Error(), "schema version 0") {
+		t.Errorf("an index from another schema version: CheckEmbedder = %v, want ErrRebuild naming version 0", err)
 	}
 	if got := count(t, s, "notes"); got != 0 {
 		t.Errorf("%d notes kept from the old schema, want 0", got)
+	}
+
+	// The rebuild that follows records its reason, and the index is then current.
+	if err := s.Rebuild(t.Context(), testEmbedder, err.Error()); err != nil {
+		t.Fatal(err)
+	}
+	stats, err := s.Stats(t.Context())
+	if err != nil || !strings.Contains(stats.RebuiltBecause, "schema version 0") || time.Since(stats.RebuiltAt) > time.Minute {
+		t.Errorf("Stats after the rebuild = %+v, %v; want the reason and a recent time", stats, err)
+	}
+	if err := s.CheckEmbedder(t.Context(), testEmbedder); err != nil {
+		t.Errorf("CheckEmbedder after the rebuild: %v", err)
 	}
 	checkIntegrity(t, s)
 }
@@ -732,5 +745,40 @@ func TestState(t *testing.T) {
 	}
 	if _, ok, err := s.State(t.Context(), "b.md"); ok || err != nil {
 		t.Errorf("State(b.md) = %v, %v; want not found", ok, err)
+	}
+}
+
+func TestUpdateStateKeepsSectionsAndVectors(t *testing.T) {
+	s := newIndex(t)
+	put(t, s, Note{Path: "a.md", Size: 12, MTime: time.Unix(1_700_000_000, 0), Hash: "h1"}, []float32{1, 0, 0, 0})
+	touched := time.Unix(1_800_000_000, 7)
+	if err := s.UpdateState(t.Context(), "a.md", 13, touched); err != nil {
+		t.Fatal(err)
+	}
+	st, _, _ := s.State(t.Context(), "a.md")
+	if st.Size != 13 || !st.MTime.Equal(touched) || st.Hash != "h1" {
+		t.Errorf("State after UpdateState = %+v, want size 13, the new time and hash h1", st)
+	}
+	if hits := search(t, s, []float32{1, 0, 0, 0}, Options{K: 1}); len(hits) != 1 || hits[0].Path != "a.md" {
+		t.Errorf("after UpdateState the note's vector is gone: %+v", hits)
+	}
+	if err := s.UpdateState(t.Context(), "b.md", 1, touched); !errors.Is(err, ErrNotFound) {
+		t.Errorf("UpdateState of a note the index does not hold: %v, want ErrNotFound", err)
+	}
+	checkIntegrity(t, s)
+}
+
+func TestCheck(t *testing.T) {
+	s := newIndex(t)
+	put(t, s, Note{Path: "a.md"}, []float32{1, 0, 0, 0}, []float32{0, 1, 0, 0})
+	if err := s.Check(t.Context()); err != nil {
+		t.Fatalf("Check of a sound index: %v", err)
+	}
+	// A vector left behind by a delete that skipped vec0 (foreign keys cannot reach it).
+	if _, err := s.db.Exec(`DELETE FROM sections WHERE ord = 1`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check(t.Context()); err == nil || !strings.Contains(err.Error(), "has no section") {
+		t.Errorf("Check with an orphan vector = %v, want it named", err)
 	}
 }

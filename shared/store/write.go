@@ -200,6 +200,29 @@ func (s *Store) RenameNote(ctx context.Context, from, to string) error {
 	return nil
 }
 
+// UpdateState records a new size and modification time for the note at path, keeping its
+// sections and vectors: for a file whose content is the same as the index's (touched, or
+// saved without edits), so the next comparison with the disk finds nothing to do. It fails
+// with an error wrapping ErrNotFound when the index does not hold path.
+func (s *Store) UpdateState(ctx context.Context, path string, size int64, mtime time.Time) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE notes SET size = ?, mtime = ? WHERE path = ?`,
+			size, mtime.UnixNano(), path)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err == nil && n == 0 {
+			err = ErrNotFound
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("update the state of %s in the index: %w", path, err)
+	}
+	return nil
+}
+
 // NoteStates returns the size, modification time and hash of every note in the index, by
 // path: what reconcile compares with the vault on disk.
 func (s *Store) NoteStates(ctx context.Context) (map[string]NoteState, error) {
