@@ -242,6 +242,19 @@ func TestNotes(t *testing.T) {
 			t.Errorf("NotePath(%q) = %q, %v; want it unchanged", note, clean, err)
 		}
 	}
+
+	// NoteInfos lists the same notes, each with what Stat says of it (a link's target).
+	infos, err := v.NoteInfos()
+	if err != nil || len(infos) != len(want) {
+		t.Fatalf("NoteInfos() = %d notes, %v; want %d", len(infos), err, len(want))
+	}
+	for _, note := range want {
+		_, stat, err := v.Stat(note)
+		info, ok := infos[note]
+		if err != nil || !ok || info.Size() != stat.Size() || !info.ModTime().Equal(stat.ModTime()) || !info.Mode().IsRegular() {
+			t.Errorf("NoteInfos()[%q] = %v, want what Stat says: %v (%v)", note, info, stat, err)
+		}
+	}
 }
 
 // TestGarden runs on a real vault: emoji names, and a note "⏰ ToDo Lists.md" beside a folder
