@@ -22,7 +22,7 @@ ifneq ($(filter $(NUMBERED),$(firstword $(MAKECMDGOALS))),)
 endif
 STEP = $(notdir $(wildcard steps/$(shell printf %02d $(N) 2>/dev/null)-*))
 
-.PHONY: help step check-step diff test vet fmt cross bench bench-smoke interop-deps guide standin fuzz
+.PHONY: help step check-step diff install test vet fmt cross bench bench-smoke interop-deps guide standin fuzz
 
 help: ## list the targets
 	@echo "usage: make TARGET [N]"
@@ -37,6 +37,11 @@ check-step: need-step ## run step N's transcript against the server `make step N
 
 diff: need-step ## show what step N adds to step N-1, and the shared code it starts using
 	@go run ./scripts/diff-step $(N)
+
+# go install would name the binary after its folder, 10-reconcile; go build -o names it.
+install: ## build step 10, the finished server, as `vaultmcp` in $(go env GOBIN) or $(go env GOPATH)/bin
+	@bin=$$(go env GOBIN); bin=$${bin:-$$(go env GOPATH)/bin}; mkdir -p "$$bin" && \
+	  go build -o "$$bin/vaultmcp$$(go env GOEXE)" ./steps/10-reconcile && echo "installed $$bin/vaultmcp$$(go env GOEXE)"
 
 test: vet fmt cross interop-deps ## check everything: every module, every transcript, the guide
 	go test -race -count=1 work

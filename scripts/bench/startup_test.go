@@ -20,8 +20,8 @@ import (
 
 // BenchmarkStartup starts the last step on the sample vault until it answers a ping. Cold is
 // a machine that has never run it: an empty cache, so SQLite's WebAssembly is compiled at
-// start. Warm reuses the cache, as every start after the first does. Both rebuild the index
-// of the 22-note vault with the offline embedder.
+// start. Warm reuses the cache, as every start after the first does. Both start with an empty
+// index and the offline embedder; the server answers while it indexes the 22 notes.
 func BenchmarkStartup(b *testing.B) {
 	root, err := transcript.Root()
 	if err != nil {

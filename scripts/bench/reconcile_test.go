@@ -1,0 +1,262 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"vaultmcp/scripts/transcript"
+	"vaultmcp/scripts/vaultgen"
+	"vaultmcp/shared/embed"
+	"vaultmcp/shared/markdown"
+	"vaultmcp/shared/ollamatest"
+)
+
+// reconcileNotes is the size of the generated vault the catch-up is measured on.
+const reconcileNotes = 10_000
+
+// Simulated Ollama for the changed-notes case: the round trip and queue of a request, and the
+// model's work per input. The same figures as the indexing benchmark of step 6.
+const (
+	perRequest = 5 * time.Millisecond
+	perInput   = time.Millisecond
+)
+
+// BenchmarkReconcile restarts the last step over a generated vault of 10,000 notes that it has
+// indexed before, and reads from its log how long the catch-up took ("index up to date …
+// took=…"): process start and the opening of the database are not counted.
+//
+//   - unchanged: nothing changed while the server was off. The bound is what any catch-up
+//     must do: walk the vault and stat every note.
+//   - 1%-changed: 100 notes were edited. The bound is embedding those notes' sections alone,
+//     through the same Ollama client and stand-in, with simulated latency.
+func BenchmarkReconcile(b *testing.B) {
+	root, err := transcript.Root()
+	if err != nil {
+		b.Fatal(err)
+	}
+	steps, err := transcript.Steps(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bin, err := transcript.Build(context.Background(), root, steps[len(steps)-1], b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	vaultDir := filepath.Join(dir, "vault")
+	if _, err := vaultgen.Generate(vaultDir, vaultgen.Options{Notes: reconcileNotes, Seed: 1}); err != nil {
+		b.Fatal(err)
+	}
+	ollama := ollamatest.NewServer(ollamatest.Options{})
+	defer ollama.Close()
+	server := catchUpServer{bin: bin, vault: vaultDir, db: filepath.Join(dir, "index.db"), ollama: ollama.URL}
+	server.catchUp(b) // the first start indexes everything
+
+	b.Run("unchanged", func(b *testing.B) {
+		bound := statBound(b, vaultDir)
+		var took time.Duration
+		for b.Loop() {
+			took = server.catchUp(b)
+		}
+		b.ReportMetric(float64(took.Microseconds())/1000, "catch-up-ms")
+		b.ReportMetric(float64(bound.Microseconds())/1000, "stat-bound-ms")
+		b.ReportMetric(took.Seconds()/bound.Seconds(), "x-bound")
+	})
+
+	// The link graph is rebuilt in memory at every start, from every note: its bound is
+	// reading those notes.
+	b.Run("links", func(b *testing.B) {
+		bound := readBound(b, vaultDir)
+		var took time.Duration
+		for b.Loop() {
+			took, _ = server.start(b)
+		}
+		b.ReportMetric(float64(took.Microseconds())/1000, "links-ms")
+		b.ReportMetric(float64(bound.Microseconds())/1000, "read-bound-ms")
+		b.ReportMetric(took.Seconds()/bound.Seconds(), "x-bound")
+	})
+
+	b.Run("1%-changed", func(b *testing.B) {
+		notes := changeable(b, vaultDir, reconcileNotes/100)
+		ollama.SetLatency(perRequest, perInput)
+		defer ollama.SetLatency(0, 0)
+		var took, bound time.Duration
+		round := 0
+		for b.Loop() {
+			b.StopTimer()
+			round++
+			texts := edit(b, vaultDir, notes, round)
+			bound = embedBound(b, ollama, texts)
+			b.StartTimer()
+			took = server.catchUp(b)
+		}
+		b.ReportMetric(float64(took.Microseconds())/1000, "catch-up-ms")
+		b.ReportMetric(float64(bound.Microseconds())/1000, "embed-bound-ms")
+		b.ReportMetric(took.Seconds()/bound.Seconds(), "x-bound")
+	})
+}
+
+// catchUpServer starts the server over one vault and database, again and again.
+type catchUpServer struct {
+	bin, vault, db, ollama string
+}
+
+var (
+	linksLoaded = regexp.MustCompile(`msg="links loaded".* took=(\S+)`)
+	caughtUp    = regexp.MustCompile(`msg="index up to date".* took=(\S+)`)
+)
+
+// catchUp starts the server, waits until it logs that its index is up to date, stops it, and
+// returns how long the comparison and update of the index took, by the server's own clock.
+func (s catchUpServer) catchUp(b *testing.B) time.Duration {
+	_, took := s.start(b)
+	return took
+}
+
+// start is catchUp that also returns how long the link graph took to load, before the index.
+func (s catchUpServer) start(b *testing.B) (links, index time.Duration) {
+	b.Helper()
+	cmd := exec.Command(s.bin, "-addr", "127.0.0.1:0", "-vault", s.vault, "-db", s.db, "-embedder", "ollama")
+	cmd.Env = append(os.Environ(), "OLLAMA_HOST="+s.ollama)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	}()
+	var log strings.Builder
+	scanner := bufio.NewScanner(stderr)
+	took := func(m []string) time.Duration {
+		d, err := time.ParseDuration(m[1])
+		if err != nil {
+			b.Fatalf("cannot read the time %q in the log", m[1])
+		}
+		return d
+	}
+	for scanner.Scan() {
+		log.WriteString(scanner.Text() + "\n")
+		if m := linksLoaded.FindStringSubmatch(scanner.Text()); m != nil {
+			links = took(m)
+		}
+		if m := caughtUp.FindStringSubmatch(scanner.Text()); m != nil {
+			go io.Copy(io.Discard, stderr)
+			return links, took(m)
+		}
+	}
+	b.Fatalf("the server stopped before its index was up to date:\n%s", log.String())
+	return 0, 0
+}
+
+// statBound is the least any catch-up must do: walk the vault and stat every note. The best
+// of five runs, so the file system's caches are as warm as they are for the server.
+func statBound(b *testing.B, dir string) time.Duration {
+	best := time.Duration(1<<63 - 1)
+	for range 5 {
+		start := time.Now()
+		notes := 0
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
+				return err
+			}
+			if _, err := d.Info(); err == nil {
+				notes++
+			}
+			return nil
+		})
+		if err != nil || notes < reconcileNotes {
+			b.Fatalf("walked %d notes: %v", notes, err)
+		}
+		best = min(best, time.Since(start))
+	}
+	return best
+}
+
+// readBound is the least a graph built from the notes must do: read every note. The best of
+// three runs.
+func readBound(b *testing.B, dir string) time.Duration {
+	best := time.Duration(1<<63 - 1)
+	for range 3 {
+		start := time.Now()
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
+				return err
+			}
+			_, err = os.ReadFile(p)
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		best = min(best, time.Since(start))
+	}
+	return best
+}
+
+// changeable picks n notes to edit, spread over the vault, the same on every run.
+func changeable(b *testing.B, dir string, n int) []string {
+	var all []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") && !strings.Contains(p, "/.") {
+			all = append(all, p)
+		}
+		return nil
+	})
+	slices.Sort(all)
+	if len(all) < n {
+		b.Fatalf("the vault has %d notes, fewer than %d", len(all), n)
+	}
+	picked := make([]string, 0, n)
+	for i := range n {
+		picked = append(picked, all[i*len(all)/n])
+	}
+	return picked
+}
+
+// edit appends a line to each note and returns the texts the server will embed for them: every
+// chunk of each note, as the Ollama client sends them.
+func edit(b *testing.B, dir string, notes []string, round int) []string {
+	var texts []string
+	for _, p := range notes {
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fmt.Fprintf(f, "\nEdited in round %d.\n", round)
+		f.Close()
+		content, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rel, _ := filepath.Rel(dir, p)
+		for _, s := range markdown.Parse(filepath.ToSlash(rel), string(content)).Sections {
+			texts = append(texts, s.Chunks...)
+		}
+	}
+	return texts
+}
+
+// embedBound embeds texts through the Ollama client, as the server does, and returns the time.
+func embedBound(b *testing.B, ollama *ollamatest.Server, texts []string) time.Duration {
+	client := embed.NewOllama(ollama.Client(), embed.DefaultModel)
+	start := time.Now()
+	if _, err := client.EmbedDocuments(context.Background(), texts); err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(start)
+}

@@ -1,0 +1,154 @@
+package main
+
+import "strconv"
+
+// The report's figures: which benchmark result each comes from, which metric is the figure and
+// which its lower bound, and the target where the project set one. The benchmarks measure the
+// bound in the same run as the figure, so the ratio holds on any machine even when the
+// absolute times do not.
+
+// metric picks one value of a result and says how to show it.
+type metric struct {
+	Unit  string  // as the benchmark reports it: "ns/op", "catch-up-ms"
+	Scale float64 // multiplies the value for display; 0 means 1
+	Label string  // the unit shown: "ms"
+}
+
+// figure is one row of the report.
+type figure struct {
+	What  string
+	Bench string // the result's name, without the -GOMAXPROCS suffix
+	Value metric
+	// Extra is shown beside the value, such as p99 beside p50, named by ExtraWhat.
+	Extra     metric
+	ExtraWhat string
+	// Bound is the lower bound, from the same result, or from BoundBench when it is set.
+	Bound      metric
+	BoundBench string
+	BoundWhat  string
+	// Ratio is the metric that holds the ratio to the bound; "" computes value / bound.
+	Ratio string
+	// Target is the goal, as text; MaxRatio or MaxValue (in displayed units) is how it is
+	// checked. Miss says why a missed target is missed and what would close the gap.
+	Target   string
+	MaySkip  bool // the benchmark needs ../shared/vaults, which may be absent
+	Long     bool // the benchmark does not run with -short
+	MaxRatio float64
+	MaxValue float64
+	Miss     string
+}
+
+type section struct {
+	Title string
+	Intro string
+	Rows  []figure
+	Chart *chart
+}
+
+var (
+	ms = func(unit string) metric { return metric{Unit: unit, Label: "ms"} }
+	s  = func(unit string) metric { return metric{Unit: unit, Label: "s"} }
+)
+
+var sections = []section{
+	{
+		Title: "Parsing",
+		Intro: "Notes into sections, links and tags (`shared/markdown`), against reading the same bytes from a warm file cache.",
+		Rows: []figure{
+			{What: "generated vault, 10,000 notes", Bench: "BenchmarkParse/generated-10k",
+				Value: metric{Unit: "parse-MB/s", Label: "MB/s"}, Bound: metric{Unit: "read-MB/s", Label: "MB/s"}, BoundWhat: "reading", Ratio: "x-bound"},
+			{What: "the real vaults in ../shared/vaults", Bench: "BenchmarkParse/real-vaults", MaySkip: true,
+				Value: metric{Unit: "parse-MB/s", Label: "MB/s"}, Bound: metric{Unit: "read-MB/s", Label: "MB/s"}, BoundWhat: "reading", Ratio: "x-bound"},
+		},
+	},
+	{
+		Title: "Indexing",
+		Intro: "Step 10 indexing a generated vault of 1,000 notes into an empty index, through the real Ollama client and the stand-in, against embedding the same sections alone (the time the model needs whatever the server does). The server's own clock, from its log: process start and opening the database are not counted.",
+		Rows: []figure{
+			{What: "stand-in without latency", Bench: "BenchmarkIndexing/zero-latency",
+				Value: s("index-s"), Bound: s("embed-bound-s"), BoundWhat: "embedding alone", Ratio: "x-bound"},
+			{What: "stand-in with 5 ms a request and 1 ms an input", Bench: "BenchmarkIndexing/simulated-latency",
+				Value: s("index-s"), Bound: s("embed-bound-s"), BoundWhat: "embedding alone", Ratio: "x-bound",
+				Target: "≤ 1.10×", MaxRatio: 1.10,
+				Miss: "Each batch's database writes overlap the next batch's embedding, but the last batch's writes, reading the notes and comparing with the index are not hidden. Larger batches would hide more of them, at the price of coarser progress and more lost work on a failure."},
+			{What: "one request per section (the original tutorial's way), per section", Bench: "BenchmarkIndexing/one-per-section",
+				Value: ms("per-section-ms"), Bound: ms("batched-per-section-ms"), BoundWhat: "batches of 32, two in flight (ours)", Ratio: "x-batched"},
+		},
+	},
+	{
+		Title: "Search",
+		Intro: "k = 20 nearest sections among 768-dimension vectors: sqlite-vec's vec0 table in the index file, against a brute-force scan of the same vectors in memory. Query embedding not included.",
+		Rows: []figure{
+			searchRow("1,000 sections", "sections=1000"),
+			searchRow("10,000 sections", "sections=10000"),
+			{What: "50,000 sections", Bench: "BenchmarkSearch/sections=50000/unfiltered",
+				Value: ms("p50-ms"), Extra: ms("p99-ms"), ExtraWhat: "p99", Bound: ms("scan-p50-ms"), BoundWhat: "scan in memory, p50", Ratio: "x-bound",
+				Target: "p50 < 50 ms", MaxValue: 50,
+				Miss: "vec0 reads every vector blob from the database file for each query, 150 MB at 50,000 sections. Keeping the vectors in memory as well (the scan is the bound), or int8-quantised vectors (a quarter of the bytes), would close it."},
+		},
+		Chart: &chart{File: "search-latency.svg", Title: "Search latency (k = 20, 768 dimensions)", X: "sections", Y: "ms",
+			Bench: "BenchmarkSearch/sections=%d/unfiltered", Sizes: []int{1000, 10000, 50000},
+			Lines: []chartLine{{"vec0 p50", "p50-ms"}, {"vec0 p99", "p99-ms"}, {"scan p50 (bound)", "scan-p50-ms"}}},
+	},
+	{
+		Title: "Restart: catching up with the vault",
+		Intro: "Step 10 restarted over a generated vault of 10,000 notes it indexed before. The server's own clock, from its log.",
+		Rows: []figure{
+			{What: "nothing changed: compare the index with the disk", Bench: "BenchmarkReconcile/unchanged",
+				Value: ms("catch-up-ms"), Bound: ms("stat-bound-ms"), BoundWhat: "walking the vault and stat-ing every note", Ratio: "x-bound",
+				Target: "≤ 3×", MaxRatio: 3,
+				Miss: "Besides the walk, the comparison reads every note's row from the index and sorts the paths. A walk that hands each folder's entries to the comparison as it goes, instead of a map of the whole vault, would save most of the rest."},
+			{What: "the link graph, rebuilt in memory at every start", Bench: "BenchmarkReconcile/links",
+				Value: ms("links-ms"), Bound: ms("read-bound-ms"), BoundWhat: "reading every note", Ratio: "x-bound",
+				Miss: "The graph is parsed from every note at each start. Storing each note's links in the index would turn this into reading rows."},
+			{What: "1% of the notes changed", Bench: "BenchmarkReconcile/1%-changed",
+				Value: ms("catch-up-ms"), Bound: ms("embed-bound-ms"), BoundWhat: "embedding that 1% alone (5 ms a request, 1 ms an input)", Ratio: "x-bound"},
+		},
+	},
+	{
+		Title: "Watching",
+		Intro: "From a write on disk to the change coming out of the watcher (a 20 ms debounce window in the benchmark), and from a save to the note being searchable in step 8's server (offline embedder, beyond the 500 ms window).",
+		Rows: []figure{
+			{What: "write to change, beyond the debounce window", Bench: "BenchmarkLatency/watcher",
+				Value: metric{Unit: "ns/change", Scale: 1e-6, Label: "ms"}, Bound: metric{Unit: "ns/change", Scale: 1e-6, Label: "ms"},
+				BoundBench: "BenchmarkLatency/fsnotify", BoundWhat: "the raw fsnotify event"},
+			{What: "changes out of a burst of 50 writes to one note", Bench: "BenchmarkBurst",
+				Value: metric{Unit: "changes/burst", Label: ""}},
+			{What: "save to searchable, beyond the debounce window", Bench: "BenchmarkSaveToSearchable",
+				Value: ms("ms-beyond-debounce")},
+		},
+	},
+	{
+		Title: "Start-up",
+		Intro: "Step 10 on the sample vault, from exec to the first answered request. Cold: SQLite's WebAssembly is compiled (an empty cache, as on a machine's first run). Warm: the compiled code comes from the cache.",
+		Rows: []figure{
+			{What: "cold", Bench: "BenchmarkStartup/cold", Value: metric{Unit: "ns/op", Scale: 1e-6, Label: "ms"}, Extra: metric{Unit: "peak-MiB", Label: "MiB"}, ExtraWhat: "peak memory"},
+			{What: "warm", Bench: "BenchmarkStartup/warm", Value: metric{Unit: "ns/op", Scale: 1e-6, Label: "ms"}, Extra: metric{Unit: "peak-MiB", Label: "MiB"}, ExtraWhat: "peak memory",
+				Target: "< 300 ms", MaxValue: 300},
+		},
+	},
+	{
+		Title: "Memory",
+		Intro: "Peak resident memory of step 10 indexing a generated vault from empty, through the stand-in.",
+		Rows: []figure{
+			memoryRow("1,000 notes", 1000),
+			memoryRow("10,000 notes", 10000),
+			memoryRow("50,000 notes", 50000),
+		},
+		Chart: &chart{File: "memory.svg", Title: "Peak memory while indexing", X: "notes", Y: "MiB",
+			Bench: "BenchmarkMemory/notes=%d", Sizes: []int{1000, 10000, 50000},
+			Lines: []chartLine{{"peak RSS", "peak-MiB"}}},
+	},
+}
+
+func searchRow(what, size string) figure {
+	return figure{What: what, Bench: "BenchmarkSearch/" + size + "/unfiltered",
+		Value: ms("p50-ms"), Extra: ms("p99-ms"), ExtraWhat: "p99", Bound: ms("scan-p50-ms"), BoundWhat: "scan in memory, p50", Ratio: "x-bound"}
+}
+
+func memoryRow(what string, notes int) figure {
+	return figure{What: what, Bench: "BenchmarkMemory/notes=" + itoa(notes), Long: notes > 1000,
+		Value: metric{Unit: "peak-MiB", Label: "MiB"}, Extra: s("index-s"), ExtraWhat: "indexed in"}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

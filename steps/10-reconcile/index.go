@@ -1,0 +1,256 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"maps"
+	"sync"
+
+	"github.com/ollama/ollama/api"
+
+	"vaultmcp/shared/embed"
+	"vaultmcp/shared/links"
+	"vaultmcp/shared/markdown"
+	"vaultmcp/shared/progress"
+	"vaultmcp/shared/store"
+	"vaultmcp/shared/vault"
+)
+
+// index is the search index: the database, and the embedder its vectors came from.
+type index struct {
+	embedder embed.Embedder
+	db       *store.Store
+	graph    *links.Graph // who links to whom, built from the same parse as the sections
+	failed   failures     // notes that could not be indexed, and why
+	floor    float64      // search results scoring below this are not matches
+	coverage coverage     // how much of the vault the index holds while it catches up
+}
+
+// failures are the notes that could not be indexed. The watcher's worker writes them while
+// searches read them, so a mutex guards the map.
+type failures struct {
+	mu    sync.Mutex
+	notes map[string]error
+}
+
+// set records why path failed, or forgets it when err is nil.
+func (f *failures) set(path string, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err == nil {
+		delete(f.notes, path)
+		return
+	}
+	f.notes[path] = err
+}
+
+// snapshot returns a copy of the failures, to read without holding the lock.
+func (f *failures) snapshot() map[string]error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return maps.Clone(f.notes)
+}
+
+// pendingNote is a note read and parsed, waiting for the vectors of its chunks.
+type pendingNote struct {
+	record   store.Note
+	sections []store.Section // one per chunk: what gets embedded
+}
+
+// batchChunks is how many chunks go to the embedder at a time. The embedder splits them
+// into requests itself; a batch this size keeps it busy and lets us report progress.
+const batchChunks = 256
+
+// openIndex makes db ready for embedder. An index built by the same embedder is kept as it is,
+// and the catch-up brings it up to date; any other is emptied, with the reason recorded in it,
+// and the catch-up then fills it again. An old index is never searched with a new model's query
+// vectors: their distances would mean nothing.
+func openIndex(ctx context.Context, embedder embed.Embedder, db *store.Store, logger *slog.Logger) (*index, error) {
+	identity := store.Embedder{Name: embedderName(embedder), Model: embedder.Model(), Dimension: embedder.Dimensions()}
+	err := db.CheckEmbedder(ctx, identity)
+	if errors.Is(err, store.ErrRebuild) {
+		// A first build is news; throwing away an index is a warning.
+		log := logger.Warn
+		if built, _ := db.Embedder(ctx); built.Name == "" {
+			log = logger.Info
+		}
+		log("building the index: every note will be embedded", "why", err)
+		err = db.Rebuild(ctx, identity, err.Error())
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &index{
+		embedder: embedder, db: db, graph: links.New(),
+		failed: failures{notes: map[string]error{}}, floor: scoreFloor(embedder),
+	}, nil
+}
+
+// chooseEmbedder picks the embedder that -embedder and -model ask for, with one exception for
+// auto: an index that Ollama built keeps Ollama even while Ollama is down. Falling back to the
+// offline embedder would empty the index, and the next start with Ollama up would empty it
+// again: two full rebuilds for a morning's outage. Meanwhile search says why it fails, the
+// other tools work, and notes that changed are retried until Ollama answers.
+func chooseEmbedder(ctx context.Context, mode, model string, db *store.Store, client *api.Client, logger *slog.Logger) (embed.Embedder, error) {
+	built, err := db.Embedder(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if mode != "auto" || built.Name != "ollama" || built.Model != model {
+		return embed.ChooseModel(ctx, mode, model, client, logger)
+	}
+	ollama := embed.NewOllama(client, model, embed.WithDimensions(built.Dimension))
+	if err := ollama.Check(ctx); err != nil {
+		logger.Warn("Ollama is not answering; the index it built is kept, and search fails until Ollama is back", "err", err)
+	} else {
+		logger.Info("embedder", "model", model, "dimensions", built.Dimension)
+	}
+	return ollama, nil
+}
+
+// indexNotes reads, embeds and stores the notes at paths, a batch at a time. Each note is
+// written in one transaction, so a note is either wholly in the index or not at all, and a
+// process killed half-way leaves the notes before it indexed and the rest as they were. A note
+// that cannot be read or embedded is recorded in failed and the rest go on. It returns early,
+// with ctx's error, when ctx ends.
+//
+// Embedding and writing overlap: while one batch is written to the database, the next is read
+// and embedded. Done in turn, the writes would add about a quarter to the time of embedding
+// (BENCHMARKS.md); done at once, they hide behind it.
+func (l *live) indexNotes(ctx context.Context, paths []string, report *progress.Reporter) error {
+	embedded := make(chan embeddedBatch, 1) // one batch may wait while the next is embedded
+	var writer sync.WaitGroup
+	writer.Go(func() {
+		for b := range embedded {
+			l.store(ctx, b, report)
+		}
+	})
+	defer writer.Wait()
+	defer close(embedded)
+
+	var batch []pendingNote
+	chunks := 0
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		var texts []string
+		for _, n := range batch {
+			for _, s := range n.sections {
+				texts = append(texts, s.Text)
+			}
+		}
+		vectors, err := l.ix.embedder.EmbedDocuments(ctx, texts)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		embedded <- embeddedBatch{notes: batch, vectors: vectors, err: err, chunks: len(texts)}
+		batch, chunks = nil, 0
+		return nil
+	}
+
+	for _, path := range paths {
+		n, err := readNote(l.notes, path, l.ix.graph)
+		if err != nil {
+			l.ix.failed.set(path, err)
+			continue
+		}
+		batch = append(batch, n)
+		chunks += len(n.sections)
+		if chunks >= batchChunks {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
+}
+
+// embeddedBatch is a batch of notes with their vectors (or the error that kept them from
+// having any), on its way to the database.
+type embeddedBatch struct {
+	notes   []pendingNote
+	vectors [][]float32 // every section of every note, in order
+	err     error
+	chunks  int
+}
+
+// store writes a batch, one note per transaction, and records which notes failed.
+func (l *live) store(ctx context.Context, b embeddedBatch, report *progress.Reporter) {
+	stored := 0
+	for _, n := range b.notes {
+		err := b.err
+		if err == nil {
+			mine := b.vectors[:len(n.sections)]
+			b.vectors = b.vectors[len(n.sections):]
+			err = l.ix.db.PutNote(ctx, n.record, n.sections, mine)
+		}
+		l.ix.failed.set(n.record.Path, err)
+		if err == nil {
+			stored++
+		}
+	}
+	if b.err != nil {
+		l.logger.Error("embedding failed; these notes are not searchable yet", "notes", len(b.notes), "err", b.err)
+	}
+	l.ix.coverage.indexed(stored)
+	report.Done(len(b.notes), b.chunks)
+}
+
+// readNote reads and parses a note into what the index stores about it, and puts its links in
+// the graph. The graph needs no embedding, so a note whose vectors fail still has its links.
+func readNote(notes *vault.Vault, path string, graph *links.Graph) (pendingNote, error) {
+	_, info, err := notes.Stat(path)
+	if err != nil {
+		return pendingNote{}, err
+	}
+	_, content, err := notes.ReadNote(path)
+	if err != nil {
+		return pendingNote{}, err
+	}
+	text := string(content)
+	note := markdown.Parse(path, text)
+	graph.Set(path, text, note)
+	record := store.Note{
+		Path:  path,
+		Title: note.Title,
+		Size:  int64(len(content)),
+		MTime: info.ModTime(),
+		Hash:  contentHash(content),
+	}
+	if note.Frontmatter.Fields != nil {
+		fields, err := json.Marshal(note.Frontmatter.Fields)
+		if err == nil {
+			record.Frontmatter = string(fields)
+		}
+	}
+	for _, t := range note.Tags {
+		record.Tags = append(record.Tags, t.Name)
+	}
+	var sections []store.Section
+	for _, s := range note.Sections {
+		for _, text := range s.Chunks {
+			sections = append(sections, store.Section{Heading: s.Heading, Line: s.Line, Text: text})
+		}
+	}
+	return pendingNote{record: record, sections: sections}, nil
+}
+
+// contentHash is what the index records to recognise a note's content: the catch-up compares
+// it when a note's size or time changed, and finds renamed notes by it.
+func contentHash(content []byte) string {
+	sum := sha256.Sum256(content)
+	return hex.EncodeToString(sum[:])
+}
+
+// embedderName is the kind of embedder, recorded in the index beside its model.
+func embedderName(e embed.Embedder) string {
+	if e.Model() == embed.OfflineModel {
+		return "offline"
+	}
+	return "ollama"
+}

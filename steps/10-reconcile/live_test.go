@@ -1,0 +1,211 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"vaultmcp/shared/ollamatest"
+)
+
+// eventually polls check until it returns "" or the deadline passes, and then fails with the
+// last thing check said. Never a fixed sleep: a change shows as soon as it is made, and a slow
+// machine gets the whole bound.
+func eventually(t *testing.T, within time.Duration, check func() string) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		problem := check()
+		if problem == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v: %s", within, problem)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// finds returns "" when a search for query returns path first, or says what it found.
+func finds(t *testing.T, url, query, path string) func() string {
+	return func() string {
+		got, errText := searchFor(t, url, map[string]any{"query": query, "limit": 1})
+		if errText == "" && len(got.Results) == 1 && got.Results[0].Path == path {
+			return ""
+		}
+		return fmt.Sprintf("search %q found %+v %s, want %s", query, got.Results, errText, path)
+	}
+}
+
+// findsNone returns "" when no result of a search for query lies in paths.
+func findsNone(t *testing.T, url, query string, paths ...string) func() string {
+	return func() string {
+		got, _ := searchFor(t, url, map[string]any{"query": query, "limit": 20})
+		for _, h := range got.Results {
+			if slices.Contains(paths, h.Path) {
+				return fmt.Sprintf("search %q still finds %s", query, h.Path)
+			}
+		}
+		return ""
+	}
+}
+
+func backlinksOf(t *testing.T, url, path string) []string {
+	text, isError := callTool(t, url, "get_backlinks", path)
+	if isError {
+		return nil
+	}
+	var from []string
+	for _, line := range strings.Split(text, "\n") {
+		if f, _, ok := strings.Cut(strings.TrimSpace(line), ": "); ok && strings.HasSuffix(f, ".md") {
+			from = append(from, f)
+		}
+	}
+	return from
+}
+
+// TestEditsReachSearchAndBacklinks makes the edits a user makes in Obsidian while the server
+// runs, and checks that search and backlinks follow each one.
+func TestEditsReachSearchAndBacklinks(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "Garden", "Compost.md"), "# Compost\n\nBrown and green layers.")
+	url := startServer(t, dir, "-embedder", "offline")
+
+	// A new note, in a new folder, linking to an old one.
+	write(t, filepath.Join(dir, "Garden", "Beds", "Kohlrabi.md"), "# Kohlrabi\n\nHarvest kohlrabi at tennis-ball size; mulch with [[Compost]].")
+	eventually(t, 10*time.Second, finds(t, url, "harvest kohlrabi", "Garden/Beds/Kohlrabi.md"))
+	eventually(t, 10*time.Second, func() string {
+		if got := backlinksOf(t, url, "Garden/Compost.md"); !slices.Equal(got, []string{"Garden/Beds/Kohlrabi.md"}) {
+			return fmt.Sprintf("Compost's backlinks = %v", got)
+		}
+		return ""
+	})
+
+	// An edit: new words are found.
+	write(t, filepath.Join(dir, "Garden", "Beds", "Kohlrabi.md"), "# Kohlrabi\n\nPurple kohlrabi resists flea beetles; mulch with [[Compost]].")
+	eventually(t, 10*time.Second, finds(t, url, "flea beetles", "Garden/Beds/Kohlrabi.md"))
+
+	// A rename within a folder, then a move of the whole folder.
+	os.Rename(filepath.Join(dir, "Garden", "Beds", "Kohlrabi.md"), filepath.Join(dir, "Garden", "Beds", "Kohlrabi (purple).md"))
+	eventually(t, 10*time.Second, finds(t, url, "flea beetles", "Garden/Beds/Kohlrabi (purple).md"))
+	if err := os.Rename(filepath.Join(dir, "Garden", "Beds"), filepath.Join(dir, "Beds")); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, finds(t, url, "flea beetles", "Beds/Kohlrabi (purple).md"))
+	eventually(t, 10*time.Second, findsNone(t, url, "flea beetles", "Garden/Beds/Kohlrabi (purple).md"))
+
+	// Deleting the folder removes its notes from search and from the link graph.
+	os.RemoveAll(filepath.Join(dir, "Beds"))
+	eventually(t, 10*time.Second, findsNone(t, url, "flea beetles", "Beds/Kohlrabi (purple).md"))
+	eventually(t, 10*time.Second, func() string {
+		if got := backlinksOf(t, url, "Garden/Compost.md"); len(got) != 0 {
+			return fmt.Sprintf("Compost's backlinks = %v after the folder was deleted", got)
+		}
+		return ""
+	})
+}
+
+// TestBurstReindexesOnce saves one note 50 times within a second, as an autosaving editor
+// might: the note is embedded once, counted at the Ollama stand-in.
+func TestBurstReindexesOnce(t *testing.T) {
+	ollama := ollamatest.NewServer(ollamatest.Options{})
+	defer ollama.Close()
+	t.Setenv("OLLAMA_HOST", ollama.URL)
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "Other.md"), "# Other\n\nSomething else entirely.")
+	url := startServer(t, dir, "-embedder", "ollama", "-min-score", "0.17")
+
+	note := filepath.Join(dir, "Draft.md")
+	for i := range 50 {
+		write(t, note, fmt.Sprintf("# Draft\n\nA draft about parsnips, version %d.", i))
+		time.Sleep(15 * time.Millisecond)
+	}
+	eventually(t, 10*time.Second, func() string {
+		got, _ := searchFor(t, url, map[string]any{"query": "parsnips draft", "limit": 1})
+		if len(got.Results) == 1 && strings.Contains(got.Results[0].Snippet, "version 49") {
+			return ""
+		}
+		return fmt.Sprintf("search found %+v, want version 49 of the draft", got.Results)
+	})
+	// Give a second reindex every chance to happen (two debounce windows), then count.
+	time.Sleep(time.Second)
+	embedded := 0
+	for _, input := range ollama.Inputs() {
+		// Documents only: every search above embedded its query too.
+		if strings.HasPrefix(input, "search_document: ") && strings.Contains(input, "parsnips") {
+			embedded++
+		}
+	}
+	if embedded != 1 {
+		t.Errorf("the draft was embedded %d times for a burst of 50 saves, want 1", embedded)
+	}
+}
+
+// TestFailedEmbeddingIsRetried: a note saved while Ollama is down is not dropped. It shows as
+// not indexed, and is indexed once Ollama is back.
+func TestFailedEmbeddingIsRetried(t *testing.T) {
+	ollama := ollamatest.NewServer(ollamatest.Options{})
+	defer ollama.Close()
+	t.Setenv("OLLAMA_HOST", ollama.URL)
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "Other.md"), "# Other\n\nSomething else entirely.")
+	url := startServer(t, dir, "-embedder", "ollama", "-min-score", "0.17")
+
+	ollama.SetFailure(ollamatest.ServerError, 0)
+	write(t, filepath.Join(dir, "Late.md"), "# Late\n\nNotes on celeriac.")
+	eventually(t, 10*time.Second, func() string {
+		if text, _ := call(t, url, "index_status", map[string]any{}); !strings.Contains(text, `"Late.md"`) {
+			return "index_status does not list Late.md as not indexed: " + text
+		}
+		return ""
+	})
+	ollama.SetFailure(ollamatest.None, 0)
+	eventually(t, 15*time.Second, finds(t, url, "celeriac", "Late.md"))
+	if text, _ := call(t, url, "index_status", map[string]any{}); strings.Contains(text, `"Late.md"`) {
+		t.Errorf("index_status still lists Late.md after it was indexed: %s", text)
+	}
+}
+
+// TestSearchesDuringReindexing searches without pause while notes change (run with -race).
+func TestSearchesDuringReindexing(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 20 {
+		write(t, filepath.Join(dir, fmt.Sprintf("Note %d.md", i)), fmt.Sprintf("# Note %d\n\nTurnips and swedes %d.", i, i))
+	}
+	url := startServer(t, dir, "-embedder", "offline")
+
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for range 3 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, errText := searchFor(t, url, map[string]any{"query": "turnips and swedes"}); errText != "" {
+					t.Errorf("search during reindexing: %s", errText)
+					return
+				}
+			}
+		})
+	}
+	for i := range 20 {
+		write(t, filepath.Join(dir, fmt.Sprintf("Note %d.md", i)), fmt.Sprintf("# Note %d\n\nBeetroot and chard %d.", i, i))
+	}
+	eventually(t, 15*time.Second, func() string {
+		got, _ := searchFor(t, url, map[string]any{"query": "beetroot chard 19", "limit": 1})
+		if len(got.Results) == 1 && strings.Contains(got.Results[0].Snippet, "Beetroot and chard 19") {
+			return ""
+		}
+		return fmt.Sprintf("search found %+v, want the new text of Note 19", got.Results)
+	})
+	close(stop)
+	wg.Wait()
+}

@@ -1,0 +1,214 @@
+// Command 10-reconcile is the finished server: it answers at once, brings its index up to date
+// with the vault in the background, re-embedding only the notes that changed while it was off,
+// and speaks MCP over HTTP or, for clients that launch it themselves, over stdin and stdout.
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/ollama/ollama/api"
+
+	"vaultmcp/shared/embed"
+	"vaultmcp/shared/guard"
+	"vaultmcp/shared/inbox"
+	"vaultmcp/shared/store"
+	"vaultmcp/shared/vault"
+	"vaultmcp/shared/watch"
+)
+
+func main() {
+	// A client that launched the server over stdio ends it with SIGTERM (or by closing stdin);
+	// either way the database is closed cleanly.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args, os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+}
+
+// run is the whole program. main only supplies the outside world, so tests can call run with
+// their own arguments, environment, input and output, and stop it by cancelling ctx. stdin
+// is new in this step: the stdio transport reads the client's messages from it.
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	flags := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	transport := flags.String("transport", cmp.Or(getenv("VAULTMCP_TRANSPORT"), "http"),
+		"http, or stdio for a client that starts the server itself (default $VAULTMCP_TRANSPORT or http)")
+	addr := flags.String("addr", cmp.Or(getenv("VAULTMCP_ADDR"), "127.0.0.1:3000"),
+		"address to listen on with -transport http (default $VAULTMCP_ADDR or 127.0.0.1:3000)")
+	vaultDir := flags.String("vault", getenv("VAULT_PATH"), "the Obsidian vault to serve (default $VAULT_PATH)")
+	embedder := flags.String("embedder", cmp.Or(getenv("VAULTMCP_EMBEDDER"), "auto"),
+		"auto (Ollama if it answers, else offline), ollama, or offline (default $VAULTMCP_EMBEDDER or auto)")
+	model := flags.String("model", cmp.Or(getenv("VAULTMCP_MODEL"), embed.DefaultModel),
+		"the Ollama embedding model; changing it rebuilds the index (default $VAULTMCP_MODEL or "+embed.DefaultModel+")")
+	inboxDir := flags.String("inbox", cmp.Or(getenv("VAULTMCP_INBOX"), inbox.DefaultFolder),
+		"the vault folder where create_note puts new notes (default $VAULTMCP_INBOX or Inbox)")
+	origins := flags.String("allow-origin", getenv("VAULTMCP_ORIGINS"),
+		"extra web-page origins to accept, comma-separated (default $VAULTMCP_ORIGINS); native clients and MCP Inspector's proxy send no Origin and need none")
+	minScore := flags.Float64("min-score", envFloat(getenv("VAULTMCP_MIN_SCORE")),
+		"the least score a search result needs (default $VAULTMCP_MIN_SCORE, or one chosen for the embedder)")
+	dbPath := flags.String("db", getenv("VAULTMCP_DB"), "the index database file, outside the vault (default $VAULTMCP_DB, or one in your cache directory)")
+	if err := flags.Parse(args[1:]); err != nil {
+		return err
+	}
+	if *vaultDir == "" {
+		return errors.New("which vault? pass -vault DIR or set VAULT_PATH")
+	}
+	if *transport != "http" && *transport != "stdio" {
+		return fmt.Errorf("unknown transport %q: use http or stdio", *transport)
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+
+	notes, err := vault.Open(*vaultDir)
+	if err != nil {
+		return err
+	}
+	defer notes.Close()
+
+	// The Ollama library reads OLLAMA_HOST itself, with Ollama's own rules for what it may
+	// hold; reading it through getenv would mean copying those rules.
+	client, err := api.ClientFromEnvironment()
+	if err != nil {
+		return fmt.Errorf("OLLAMA_HOST: %w", err)
+	}
+	if *dbPath == "" {
+		if *dbPath, err = store.DefaultPath(*vaultDir); err != nil {
+			return err
+		}
+	}
+	if err := store.CheckLocation(*vaultDir, *dbPath); err != nil {
+		return err
+	}
+	db, err := store.Open(ctx, *dbPath, store.Config{})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	logger.Info("index", "db", db.Path())
+
+	embedding, err := chooseEmbedder(ctx, *embedder, *model, db, client, logger)
+	if err != nil {
+		return err
+	}
+	// The index keeps what it holds unless it was built by another embedder: then its vectors
+	// cannot answer this one's queries, and it starts again.
+	index, err := openIndex(ctx, embedding, db, logger)
+	if err != nil {
+		return err
+	}
+
+	// Watch before catching up: a note changed meanwhile is not lost. Its change waits in
+	// the watcher and is applied after the catch-up, by the same worker.
+	watcher, err := watch.New(*vaultDir, watch.Options{Logger: logger})
+	if err != nil {
+		return err
+	}
+	defer watcher.Close()
+
+	// Two goroutines keep the index current: the watcher, and the worker that first catches
+	// up with the disk and then applies the watcher's changes. The server answers while they
+	// work. Deferred in this order, they are stopped, then waited for, before the database
+	// closes.
+	updates := newLive(notes, index, logger)
+	workCtx, stopWork := context.WithCancel(ctx)
+	var workers sync.WaitGroup
+	defer workers.Wait()
+	defer stopWork()
+	workers.Go(func() {
+		if err := watcher.Run(workCtx, updates.changes); err != nil {
+			logger.Error("the file watcher stopped; edits are no longer indexed until a restart", "err", err)
+		}
+	})
+	workers.Go(func() { updates.run(workCtx) })
+
+	if *minScore > 0 {
+		index.floor = *minScore
+	}
+	logger.Info("search", "min_score", index.floor)
+
+	mcpServer := server.NewMCPServer("vaultmcp", "0.10.0",
+		server.WithToolCapabilities(false),
+		// Check every call's arguments against the tool's inputSchema before the handler
+		// runs; a mismatch becomes an isError result the model can read and correct.
+		server.WithInputSchemaValidation(),
+		// An argument the schema does not name is refused too: a model that invents one
+		// learns at once that it does nothing.
+		server.WithStrictInputSchemaDefault(),
+	)
+	newNotes, err := inbox.Open(notes, *inboxDir)
+	if err != nil {
+		return err
+	}
+	defer newNotes.Close()
+	addTools(mcpServer, notes, index, newNotes)
+
+	if *transport == "stdio" {
+		return serveStdio(ctx, mcpServer, stdin, stdout, logger)
+	}
+
+	// No authentication and no TLS: only this machine may connect.
+	if err := guard.CheckListenAddr(*addr); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr)", *addr, err)
+	}
+	// Every request passes the wall before mcp-go reads it: its Host and Origin, its method,
+	// how many are in flight, and its size. The Host allowlist needs the port really bound.
+	mcpHandler := server.NewStreamableHTTPServer(mcpServer, server.WithStateLess(true))
+	walled, err := guard.Wrap(mcpHandler, guard.Config{Addr: ln.Addr(), Origins: splitList(*origins), Logger: logger})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", walled)
+	srv := guard.NewServer(mux)
+	logger.Info("listening", "url", "http://"+ln.Addr().String()+"/mcp", "vault", notes.Dir())
+
+	go func() {
+		<-ctx.Done()
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(shutdownCtx)
+	}()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// envFloat reads a number from the environment; anything else counts as unset.
+func envFloat(s string) float64 {
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
+}
+
+// splitList reads a comma-separated flag.
+func splitList(s string) []string {
+	var items []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			items = append(items, item)
+		}
+	}
+	return items
+}

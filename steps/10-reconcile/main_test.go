@@ -1,0 +1,335 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"vaultmcp/shared/ollamatest"
+)
+
+// startServer runs the program as main would, on a free port over vaultDir, waits until its
+// index has caught up with the vault, and returns its MCP endpoint.
+func startServer(t testing.TB, vaultDir string, args ...string) string {
+	t.Helper()
+	url := startServing(t, vaultDir, args...)
+	waitReady(t, url)
+	return url
+}
+
+// waitReady polls index_status until the catch-up is done.
+func waitReady(t testing.TB, url string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		text, _ := call(t, url, "index_status", map[string]any{})
+		var status statusJSON
+		if json.Unmarshal([]byte(text), &status) == nil && status.State == phaseReady {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the index was not ready within a minute: %s", text)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// startServing runs the program and returns its MCP endpoint as soon as it listens: the
+// catch-up may still be running.
+func startServing(t testing.TB, vaultDir string, args ...string) string {
+	t.Helper()
+	url, stop := launch(t, vaultDir, args...)
+	t.Cleanup(stop)
+	return url
+}
+
+// launch runs the program as main would and returns its endpoint, and a function that stops
+// it as Ctrl-C would and waits until it has closed the index.
+func launch(t testing.TB, vaultDir string, args ...string) (url string, stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	logs, logWriter := io.Pipe()
+	done := make(chan error, 1)
+	getenv := func(key string) string {
+		if key == "VAULT_PATH" {
+			return vaultDir
+		}
+		return ""
+	}
+	go func() {
+		// Each test gets its own index, outside the vault; a -db in args comes later and wins.
+		args := append([]string{"10-reconcile", "-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "index.db")}, args...)
+		done <- run(ctx, args, getenv, strings.NewReader(""), io.Discard, logWriter)
+		logWriter.Close()
+	}()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("run returned %v", err)
+			}
+		})
+	}
+	urls := make(chan string, 1)
+	go func() {
+		scanner := bufio.NewScanner(logs)
+		for scanner.Scan() {
+			if m := regexp.MustCompile(`url=(\S+)`).FindStringSubmatch(scanner.Text()); m != nil {
+				urls <- m[1]
+			}
+		}
+	}()
+	select {
+	case url := <-urls:
+		return url, stop
+	case <-time.After(time.Minute): // the first start compiles SQLite, slowly under -race
+		stop()
+		t.Fatal("the server did not log its url")
+		return "", nil
+	}
+}
+
+// callTool calls a tool with a path argument and returns its text and whether it is an error.
+func callTool(t *testing.T, url, tool string, path any) (text string, isError bool) {
+	t.Helper()
+	return call(t, url, tool, map[string]any{"path": path})
+}
+
+// call calls a tool and returns its text and whether it is an error.
+func call(t testing.TB, url, tool string, arguments map[string]any) (text string, isError bool) {
+	t.Helper()
+	args, _ := json.Marshal(arguments)
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + string(args) + `}}`
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var msg struct {
+		Result struct {
+			Content []struct{ Text string } `json:"content"`
+			IsError bool                    `json:"isError"`
+		} `json:"result"`
+	}
+	// A result from the vault comes after a notice that it is vault data; the text that
+	// matters is the last item.
+	if err := json.NewDecoder(resp.Body).Decode(&msg); err != nil || len(msg.Result.Content) == 0 {
+		t.Fatalf("%s(%v): unexpected response (%v)", tool, arguments, err)
+	}
+	return msg.Result.Content[len(msg.Result.Content)-1].Text, msg.Result.IsError
+}
+
+func TestToolsStayInsideTheVault(t *testing.T) {
+	base := t.TempDir()
+	vaultDir := filepath.Join(base, "vault")
+	write(t, filepath.Join(base, "secret.md"), "TOP SECRET")
+	write(t, filepath.Join(vaultDir, "Notes", "inside.md"), "---\ntags: [a]\n---\ninside the vault")
+	if err := os.Symlink(filepath.Join(base, "secret.md"), filepath.Join(vaultDir, "Notes", "link.md")); err != nil {
+		t.Skipf("cannot create symlinks here: %v", err)
+	}
+	url := startServer(t, vaultDir, "-embedder", "offline")
+
+	for _, tool := range []string{"get_note", "get_outline", "get_backlinks"} {
+		for _, path := range []any{
+			"../secret.md", "Notes/../../secret.md", filepath.Join(base, "secret.md"), `..\secret.md`,
+			"Notes/link.md", "Notes/inside.md\x00.png", strings.Repeat("a/", 3000) + "b.md", "", 42, nil,
+		} {
+			text, isError := callTool(t, url, tool, path)
+			if !isError || strings.Contains(text, "TOP SECRET") {
+				t.Errorf("%s(%q) = %q (isError %v), want a refusal", tool, path, text, isError)
+			}
+			if asked, _ := path.(string); strings.Contains(text, base) && !strings.Contains(asked, base) {
+				t.Errorf("%s(%q) reveals where the vault is on disk: %q", tool, path, text)
+			}
+		}
+		// After all that, the server still serves the note that is really there.
+		text, isError := callTool(t, url, tool, `Notes\inside`)
+		if isError || (tool != "get_backlinks" && !strings.Contains(text, "inside the vault")) {
+			t.Errorf("%s(inside) = %q (isError %v)", tool, text, isError)
+		}
+	}
+}
+
+func write(t testing.TB, name, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSearchFailsAloneWhenOllamaFails runs against the Ollama stand-in, through the real
+// Ollama client: when Ollama goes away, search_vault says so and how to fix it, and every
+// other tool goes on working.
+func TestSearchFailsAloneWhenOllamaFails(t *testing.T) {
+	ollama := ollamatest.NewServer(ollamatest.Options{})
+	defer ollama.Close()
+	t.Setenv("OLLAMA_HOST", ollama.URL)
+	vaultDir := t.TempDir()
+	write(t, filepath.Join(vaultDir, "Bread.md"), "# Bread\n\nA dense loaf is underproofed.")
+	write(t, filepath.Join(vaultDir, "Tomatoes.md"), "# Tomatoes\n\nPlant them after the last frost.")
+	url := startServer(t, vaultDir, "-embedder", "ollama")
+
+	if got, errText := searchFor(t, url, map[string]any{"query": "dense loaf", "limit": 1}); errText != "" || len(got.Results) != 1 || got.Results[0].Path != "Bread.md" {
+		t.Fatalf("search_vault = %+v %s, want Bread.md", got, errText)
+	}
+
+	ollama.SetFailure(ollamatest.Down, 0)
+	text, isError := call(t, url, "search_vault", map[string]any{"query": "dense loaf"})
+	if !isError || !strings.Contains(text, "ollama serve") {
+		t.Errorf("search_vault with Ollama down = %q (isError %v), want an error saying how to start Ollama", text, isError)
+	}
+	if text, isError := call(t, url, "get_note", map[string]any{"path": "Bread"}); isError {
+		t.Errorf("get_note with Ollama down = %q, want the note", text)
+	}
+
+	ollama.SetFailure(ollamatest.None, 0)
+	if _, isError := call(t, url, "search_vault", map[string]any{"query": "frost"}); isError {
+		t.Error("search_vault did not recover when Ollama came back")
+	}
+}
+
+// TestIndexingKeepsWhatItCouldEmbed lets Ollama fail part-way through indexing: the notes
+// embedded before stay searchable, and search says how many notes are missing.
+func TestIndexingKeepsWhatItCouldEmbed(t *testing.T) {
+	// 300 one-chunk notes: a first batch of 256 chunks (8 requests of 32), then 44 more.
+	// Ollama answers the first batch and fails from then on.
+	ollama := ollamatest.NewServer(ollamatest.Options{Fail: ollamatest.ServerError, FailAfter: 8})
+	defer ollama.Close()
+	t.Setenv("OLLAMA_HOST", ollama.URL)
+	vaultDir := t.TempDir()
+	for i := range 300 {
+		write(t, filepath.Join(vaultDir, fmt.Sprintf("Note %03d.md", i)), fmt.Sprintf("# Note %d\n\nword%d", i, i))
+	}
+	url := startServer(t, vaultDir, "-embedder", "ollama")
+
+	ollama.SetFailure(ollamatest.None, 0) // Ollama is back for the query
+	got, errText := searchFor(t, url, map[string]any{"query": "word1", "limit": 1})
+	if errText != "" || len(got.Results) != 1 || !strings.HasPrefix(got.Incomplete, "44 notes could not be indexed") {
+		t.Errorf("search_vault = %+v %s; want results from the notes that were embedded, and a word about the rest", got, errText)
+	}
+
+	// The worker retries the notes that failed at start, like any failed save.
+	eventually(t, 20*time.Second, func() string {
+		got, _ := searchFor(t, url, map[string]any{"query": "word299", "limit": 1})
+		if got.Incomplete == "" && len(got.Results) == 1 && got.Results[0].Path == "Note 299.md" {
+			return ""
+		}
+		return fmt.Sprintf("after Ollama came back, search found %+v (incomplete: %q)", got.Results, got.Incomplete)
+	})
+}
+
+// searchFor calls search_vault and returns its structured result.
+func searchFor(t testing.TB, url string, args map[string]any) (searchResult, string) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+		"params": map[string]any{"name": "search_vault", "arguments": args}})
+	resp, err := http.Post(url, "application/json", strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var msg struct {
+		Result struct {
+			Content           []struct{ Text string } `json:"content"`
+			StructuredContent searchResult            `json:"structuredContent"`
+			IsError           bool                    `json:"isError"`
+		} `json:"result"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&msg); err != nil {
+		t.Fatal(err)
+	}
+	if msg.Result.IsError {
+		return searchResult{}, msg.Result.Content[0].Text
+	}
+	return msg.Result.StructuredContent, ""
+}
+
+// TestSearchQuality asks the sample vault labelled questions with the offline embedder: each
+// answer must rank within its bound. A change to parsing, chunking, embedding or ranking that
+// makes search worse fails here, loudly, with the question it got wrong.
+func TestSearchQuality(t *testing.T) {
+	url := startServer(t, filepath.Join("..", "..", "sample-vault"), "-embedder", "offline")
+	for _, tc := range []struct {
+		query, want string
+		within      int // the answer's rank must be at most this
+	}{
+		{"why is my bread dense", "Kitchen/Bread/Dense loaf troubleshooting.md", 1},
+		{"when should I plant tomatoes outside", "Garden/Planting calendar.md", 1},
+		{"my compost smells bad", "Garden/Compost.md", 1},
+		{"how to keep slugs away", "Garden/Pests and slugs.md", 1},
+		{"rain barrel overflow", "Projects/Rain barrel.md", 1},
+		{"homemade creme fraiche", "Kitchen/Crème fraîche.md", 1},
+		{"seed swap at the library", "Inbox/Seed swap at the library.md", 1},
+		{"canning tomato sauce", "Kitchen/Preserving tomatoes.md", 1},
+		{"crop rotation in the raised beds", "Garden/Raised beds.md", 1},
+		{"how often do I feed the sourdough starter", "Kitchen/Bread/Sourdough starter.md", 2},
+		{"a book about soil", "Reading/The Patient Soil.md", 2},
+		{"calibrating the soil moisture sensor", "Projects/Soil moisture sensor.md", 2},
+		{"tomato blight", "Garden/Tomatoes.md", 3},
+		{"what to bring on bake day", "Kitchen/Bread/Bake day checklist.md", 4},
+	} {
+		got, errText := searchFor(t, url, map[string]any{"query": tc.query, "limit": 5})
+		rank := slices.IndexFunc(got.Results, func(h hit) bool { return h.Path == tc.want }) + 1
+		if errText != "" || rank == 0 || rank > tc.within {
+			t.Errorf("%q: %s ranks %d (0: absent), want within %d; got %+v %s", tc.query, tc.want, rank, tc.within, got.Results, errText)
+		}
+	}
+	for _, gibberish := range []string{"xyzzy plugh", "qwerty asdf zxcv", "lorem ipsum dolor", "javascript promise rejection", "stock market index futures"} {
+		if got, _ := searchFor(t, url, map[string]any{"query": gibberish}); len(got.Results) != 0 {
+			t.Errorf("%q found %+v; want nothing: it is below the score floor", gibberish, got.Results)
+		}
+	}
+}
+
+// TestSearchRejectsBadFilters: every argument comes from a model; each bad one gets a
+// message that says what to send, and the search after them still works.
+func TestSearchRejectsBadFilters(t *testing.T) {
+	url := startServer(t, filepath.Join("..", "..", "sample-vault"), "-embedder", "offline")
+	for _, args := range []map[string]any{
+		{"query": "bread", "folder": "../etc"},
+		{"query": "bread", "folder": "/etc"},
+		{"query": "bread", "folder": `C:\Windows`},
+		{"query": "bread", "folder": "No such folder"},
+		{"query": "bread", "folder": ".obsidian"},
+		{"query": "bread", "tag": "no-such-tag"},
+		{"query": "bread", "tag": "two words"},
+		{"query": "bread", "tag": "bad\x00tag"},
+		{"query": "bread\x00"},
+		{"query": strings.Repeat("bread ", 500)},
+		{"query": "bread", "limit": 0},
+		{"query": "bread", "limit": 1000},
+		{"query": "bread", "limit": "many"},
+		{"query": 42},
+	} {
+		if got, errText := searchFor(t, url, args); errText == "" {
+			t.Errorf("search_vault(%v) = %+v, want a tool error", args, got)
+		}
+	}
+	got, errText := searchFor(t, url, map[string]any{"query": "bread", "folder": "Kitchen", "tag": "#bread"})
+	if errText != "" || len(got.Results) == 0 {
+		t.Fatalf("after bad input, search_vault = %+v %s", got, errText)
+	}
+	for _, h := range got.Results {
+		if !strings.HasPrefix(h.Path, "Kitchen/") {
+			t.Errorf("folder Kitchen returned %s", h.Path)
+		}
+	}
+}

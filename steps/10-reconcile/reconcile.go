@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"vaultmcp/shared/markdown"
+	"vaultmcp/shared/progress"
+	"vaultmcp/shared/reconcile"
+)
+
+// catchUp brings the link graph and the index up to date with the disk: at start-up, and
+// again when the watcher has lost events. It runs in the live worker, the one goroutine that
+// writes the index, so it never races a change the watcher reports meanwhile; that change
+// waits its turn and is applied after.
+//
+// The link graph lives in memory, so it is filled from every note. The index lives on disk,
+// and the work on it is ordered by cost. Comparing reads no note unless its size or time
+// changed (see package reconcile). Deletions, renames and touched notes are a row or two
+// each. Embedding, the slow part, comes last, a batch at a time, while the server answers; a
+// kill part-way loses nothing but time, since each note is stored in one transaction and the
+// next start finds the rest still to do.
+func (l *live) catchUp(ctx context.Context) {
+	cov := &l.ix.coverage
+	cov.set(phaseComparing, 0, 0)
+	l.loadLinks(ctx)
+
+	start := time.Now()
+	plan, onDisk, err := l.plan(ctx)
+	if err != nil {
+		l.logger.Error("cannot compare the index with the vault; changes made while the server was off are not indexed until a restart", "err", err)
+		cov.set(phaseReady, 0, 0)
+		return
+	}
+	cov.set(phaseIndexing, len(onDisk)-len(plan.Embed), len(onDisk))
+
+	for _, path := range plan.Delete {
+		if err := l.ix.remove(ctx, path); err != nil {
+			l.logger.Error("cannot remove a deleted note from the index", "path", path, "err", err)
+		}
+	}
+	for _, r := range plan.Rename {
+		// The rows move, vectors and all. The new path's size and time are recorded too, or
+		// the next comparison would read the note again.
+		err := l.ix.db.RenameNote(ctx, r.From, r.To)
+		if err == nil {
+			err = l.ix.db.UpdateState(ctx, r.To, onDisk[r.To].Size, onDisk[r.To].MTime)
+		}
+		l.ix.graph.Remove(r.From)
+		if err != nil {
+			l.retryLater(ctx, r.To, err)
+		}
+	}
+	for _, path := range plan.Touch {
+		if err := l.ix.db.UpdateState(ctx, path, onDisk[path].Size, onDisk[path].MTime); err != nil {
+			l.logger.Error("cannot record a note's new time in the index", "path", path, "err", err)
+		}
+	}
+
+	report := progress.New(l.logger, "catching up", len(plan.Embed))
+	if err := l.indexNotes(ctx, plan.Embed, report); err != nil {
+		return // ctx ended: the server is stopping
+	}
+	failed := 0
+	failures := l.ix.failed.snapshot()
+	for _, path := range plan.Embed {
+		if err, ok := failures[path]; ok {
+			failed++
+			l.retryLater(ctx, path, err)
+		}
+	}
+	cov.set(phaseReady, 0, 0)
+	_, sections := report.Counts()
+	l.logger.Info("index up to date", "notes", len(onDisk), "embedded", len(plan.Embed)-failed, "sections", sections,
+		"renamed", len(plan.Rename), "touched", len(plan.Touch), "removed", len(plan.Delete), "failed", failed,
+		"took", time.Since(start).Round(time.Millisecond))
+}
+
+// loadLinks reads every note's links into the graph. It is the one part of a start that reads
+// every note, and parsing is most of its cost, so it parses on every core: the graph takes
+// notes from several goroutines at once.
+func (l *live) loadLinks(ctx context.Context) {
+	start := time.Now()
+	paths, err := l.notes.Notes()
+	if err != nil {
+		l.logger.Error("cannot list the vault's notes; backlinks are incomplete until a restart", "err", err)
+		return
+	}
+	work := make(chan string)
+	var readers sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		readers.Go(func() {
+			for path := range work {
+				l.readLinks(path)
+			}
+		})
+	}
+	for _, path := range paths {
+		select {
+		case work <- path:
+		case <-ctx.Done():
+		}
+	}
+	close(work)
+	readers.Wait()
+	l.ix.coverage.linksLoaded()
+	l.logger.Info("links loaded", "notes", len(paths), "took", time.Since(start).Round(time.Millisecond))
+}
+
+// plan compares the disk with the index: a walk of the vault that reads every note's size and
+// time, and a read of the notes whose size or time differ.
+func (l *live) plan(ctx context.Context) (reconcile.Plan, map[string]reconcile.State, error) {
+	infos, err := l.notes.NoteInfos()
+	if err != nil {
+		return reconcile.Plan{}, nil, fmt.Errorf("list the vault's notes: %w", err)
+	}
+	onDisk := make(map[string]reconcile.State, len(infos))
+	for path, info := range infos {
+		onDisk[path] = reconcile.State{Size: info.Size(), MTime: info.ModTime()}
+	}
+	states, err := l.ix.db.NoteStates(ctx)
+	if err != nil {
+		return reconcile.Plan{}, nil, err
+	}
+	indexed := make(map[string]reconcile.State, len(states))
+	for path, st := range states {
+		indexed[path] = reconcile.State(st)
+	}
+	return reconcile.Compute(indexed, onDisk, l.hash), onDisk, nil
+}
+
+// hash reads a note and returns its content hash, as readNote records it.
+func (l *live) hash(path string) (string, error) {
+	_, content, err := l.notes.ReadNote(path)
+	if err != nil {
+		return "", err
+	}
+	return contentHash(content), nil
+}
+
+// readLinks puts a note's links in the graph without embedding it.
+func (l *live) readLinks(path string) {
+	_, content, err := l.notes.ReadNote(path)
+	if err != nil {
+		return // the note's own indexing reports why
+	}
+	text := string(content)
+	l.ix.graph.Set(path, text, markdown.Parse(path, text))
+}
+
+// What the index is doing, as index_status reports it.
+const (
+	phaseComparing = "comparing" // with the disk; nothing known yet
+	phaseIndexing  = "indexing"  // embedding the notes that changed
+	phaseReady     = "ready"     // caught up: the watcher keeps it so
+)
+
+// coverage is how much of the vault the index holds while it catches up: search results miss
+// the notes not indexed yet, so search_vault and index_status say how many those are.
+type coverage struct {
+	mu      sync.Mutex
+	phase   string // "" until the first catch-up starts, which counts as comparing
+	current int    // notes the index holds as the disk has them
+	total   int    // notes on the disk
+	links   bool   // the link graph is filled: loadLinks has finished once
+}
+
+// linksLoaded records that the link graph holds every note.
+func (c *coverage) linksLoaded() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.links = true
+}
+
+// loadingLinks reports whether the link graph is still being filled after a start.
+func (c *coverage) loadingLinks() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.links
+}
+
+func (c *coverage) set(phase string, current, total int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.phase, c.current, c.total = phase, current, total
+}
+
+// indexed counts n more notes brought up to date.
+func (c *coverage) indexed(n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.current += n
+}
+
+func (c *coverage) get() (phase string, current, total int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.phase == "" {
+		return phaseComparing, 0, 0
+	}
+	return c.phase, c.current, c.total
+}
+
+// describe says what search results may miss, or returns "" when the index is caught up.
+func (c *coverage) describe() string {
+	switch phase, current, total := c.get(); phase {
+	case phaseComparing:
+		return "the index is being compared with the vault, so notes changed while the server was off may be missing or out of date"
+	case phaseIndexing:
+		return fmt.Sprintf("indexed %s of %s notes so far; the index is catching up with the vault, and the notes not yet indexed are missing from these results",
+			thousands(current), thousands(total))
+	}
+	return ""
+}
+
+// thousands writes n with commas between groups of three digits: 5,000 reads faster than 5000.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

@@ -1,0 +1,384 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"vaultmcp/shared/markdown"
+	"vaultmcp/shared/ollamatest"
+	"vaultmcp/shared/store"
+)
+
+// copySampleVault gives a test its own copy of the sample vault.
+func copySampleVault(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "vault")
+	if err := os.CopyFS(dir, os.DirFS("../../sample-vault")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// embeddedFor is what the stand-in must receive to embed the notes at paths: one input per
+// chunk, with the prefix the Ollama client adds.
+func embeddedFor(t *testing.T, vaultDir string, paths ...string) []string {
+	t.Helper()
+	var inputs []string
+	for _, path := range paths {
+		content, err := os.ReadFile(filepath.Join(vaultDir, filepath.FromSlash(path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range markdown.Parse(path, string(content)).Sections {
+			for _, chunk := range s.Chunks {
+				inputs = append(inputs, "search_document: "+chunk)
+			}
+		}
+	}
+	slices.Sort(inputs)
+	return inputs
+}
+
+// documentsEmbedded lists the documents the stand-in embedded since its last Reset; search
+// queries, which the tests also send, are left out.
+func documentsEmbedded(ollama *ollamatest.Server) []string {
+	var docs []string
+	for _, input := range ollama.Inputs() {
+		if strings.HasPrefix(input, "search_document: ") {
+			docs = append(docs, input)
+		}
+	}
+	slices.Sort(docs)
+	return docs
+}
+
+func status(t testing.TB, url string) statusJSON {
+	t.Helper()
+	text, isError := call(t, url, "index_status", map[string]any{})
+	var st statusJSON
+	if err := json.Unmarshal([]byte(text), &st); isError || err != nil {
+		t.Fatalf("index_status = %s (isError %v, %v)", text, isError, err)
+	}
+	return st
+}
+
+func move(t *testing.T, from, to string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(from, to); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRestartEmbedsOnlyWhatChanged edits the vault while the server is off, in every way a
+// user does, and counts at the Ollama stand-in what the next start embeds.
+func TestRestartEmbedsOnlyWhatChanged(t *testing.T) {
+	ollama := ollamatest.NewServer(ollamatest.Options{})
+	defer ollama.Close()
+	t.Setenv("OLLAMA_HOST", ollama.URL)
+	vaultDir := copySampleVault(t)
+	db := filepath.Join(t.TempDir(), "index.db")
+	args := []string{"-embedder", "ollama", "-db", db, "-min-score", "0.17"}
+
+	url, stop := launch(t, vaultDir, args...)
+	waitReady(t, url)
+	if got, want := documentsEmbedded(ollama), embeddedFor(t, vaultDir, notesIn(t, vaultDir)...); !slices.Equal(got, want) {
+		t.Fatalf("the first start embedded %d inputs, want every chunk of the vault (%d)", len(got), len(want))
+	}
+	stop()
+
+	// An unchanged vault costs nothing.
+	ollama.Reset()
+	url, stop = launch(t, vaultDir, args...)
+	waitReady(t, url)
+	if got := documentsEmbedded(ollama); len(got) != 0 {
+		t.Errorf("a restart over an unchanged vault embedded %d inputs, want none", len(got))
+	}
+	stop()
+
+	// Edits while the server is off: one of each kind.
+	v := func(path string) string { return filepath.Join(vaultDir, filepath.FromSlash(path)) }
+	write(t, v("Garden/Seed saving.md"), "# Seed saving\n\nDry the tomato seeds on a plate for a week.\n")
+	compost, err := os.ReadFile(v("Garden/Compost.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, v("Garden/Compost.md"), string(compost)+"\n## Winter\n\nCover the heap with cardboard when frost comes.\n")
+	if err := os.Remove(v("Reading/Books 2026.md")); err != nil {
+		t.Fatal(err)
+	}
+	move(t, v("Kitchen/Crème fraîche.md"), v("Kitchen/Cultured cream.md"))
+	move(t, v("Projects"), v("Archive/2026/Projects"))
+	// Touched but not changed: a sync tool resetting times. Read, never embedded.
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(v("Garden/Tomatoes.md"), later, later); err != nil {
+		t.Fatal(err)
+	}
+
+	ollama.Reset()
+	url, stop = launch(t, vaultDir, args...)
+	defer stop()
+	waitReady(t, url)
+	got, want := documentsEmbedded(ollama), embeddedFor(t, vaultDir, "Garden/Seed saving.md", "Garden/Compost.md")
+	if !slices.Equal(got, want) {
+		t.Errorf("after the edits, the restart embedded:\n  %s\nwant exactly the chunks of the new and the changed note:\n  %s",
+			strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+
+	// The index now is what a fresh build of the edited vault would be.
+	st := status(t, url)
+	if onDisk := len(notesIn(t, vaultDir)); st.Notes != onDisk {
+		t.Errorf("index_status counts %d notes, want the %d on disk", st.Notes, onDisk)
+	}
+	eventually(t, 5*time.Second, finds(t, url, "cultured cream crème fraîche", "Kitchen/Cultured cream.md"))
+	eventually(t, 5*time.Second, finds(t, url, "rain barrel overflow", "Archive/2026/Projects/Rain barrel.md"))
+	eventually(t, 5*time.Second, finds(t, url, "cover the heap with cardboard when frost comes", "Garden/Compost.md"))
+	eventually(t, 5*time.Second, findsNone(t, url, "books 2026 reading list", "Reading/Books 2026.md"))
+	// The link graph follows the moves: the moved notes' links come from their new paths.
+	if in := backlinksOf(t, url, "Garden/Raised beds.md"); !slices.Contains(in, "Archive/2026/Projects/Rain barrel.md") ||
+		slices.Contains(in, "Projects/Rain barrel.md") {
+		t.Errorf("backlinks of Raised beds after the move: %v, want Archive/2026/Projects/Rain barrel.md and not the old path", in)
+	}
+}
+
+// notesIn lists the notes under dir as the server sees them: Markdown files, outside
+// Obsidian's folders.
+func notesIn(t *testing.T, dir string) []string {
+	t.Helper()
+	var paths []string
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && path != dir {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(d.Name(), ".md") {
+			rel, _ := filepath.Rel(dir, path)
+			paths = append(paths, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return paths
+}
+
+// TestEmbedderChangeRebuilds checks that an index is never searched with another model's
+// query vectors: a new embedder, model or dimension empties the index, says why, and fills it
+// again.
+func TestEmbedderChangeRebuilds(t *testing.T) {
+	vaultDir := copySampleVault(t)
+	db := filepath.Join(t.TempDir(), "index.db")
+	start := func(ollama *ollamatest.Server, args ...string) statusJSON {
+		t.Helper()
+		if ollama != nil {
+			t.Setenv("OLLAMA_HOST", ollama.URL)
+		}
+		url, stop := launch(t, vaultDir, append([]string{"-db", db, "-min-score", "0.17"}, args...)...)
+		defer stop()
+		waitReady(t, url)
+		return status(t, url)
+	}
+	all := embeddedFor(t, vaultDir, notesIn(t, vaultDir)...)
+
+	offline := start(nil, "-embedder", "offline")
+	if offline.Model != "offline-lexical-v1" || offline.Notes != len(notesIn(t, vaultDir)) {
+		t.Fatalf("offline index: %+v", offline)
+	}
+
+	nomic := ollamatest.NewServer(ollamatest.Options{})
+	defer nomic.Close()
+	st := start(nomic, "-embedder", "ollama")
+	if got := documentsEmbedded(nomic); !slices.Equal(got, all) {
+		t.Errorf("offline → Ollama embedded %d inputs, want every chunk (%d)", len(got), len(all))
+	}
+	if st.Model != "nomic-embed-text" || !strings.Contains(st.RebuiltBecause, "offline") || st.RebuiltAt == "" {
+		t.Errorf("after offline → Ollama, index_status = %+v; want nomic-embed-text, and why it was rebuilt", st)
+	}
+
+	minilm := ollamatest.NewServer(ollamatest.Options{Model: "all-minilm", Dimensions: 384})
+	defer minilm.Close()
+	st = start(minilm, "-embedder", "ollama", "-model", "all-minilm")
+	if got := documentsEmbedded(minilm); !slices.Equal(got, all) {
+		t.Errorf("a new model embedded %d inputs, want every chunk (%d)", len(got), len(all))
+	}
+	if st.Model != "all-minilm" || st.Dimensions != 384 || !strings.Contains(st.RebuiltBecause, "nomic-embed-text") {
+		t.Errorf("after a model change, index_status = %+v; want all-minilm, 384 dimensions, and why", st)
+	}
+
+	// -embedder auto keeps an index Ollama built even while Ollama is down: falling back to
+	// the offline embedder would throw the index away.
+	minilm.SetFailure(ollamatest.Down, 0)
+	st = start(minilm, "-model", "all-minilm")
+	if st.Model != "all-minilm" || st.Notes != len(notesIn(t, vaultDir)) {
+		t.Errorf("auto with Ollama down: index_status = %+v; want the all-minilm index kept whole", st)
+	}
+}
+
+// TestServesWhileCatchingUp starts over a vault whose embedding is slow: the server answers at
+// once, and search says how far the index has got.
+func TestServesWhileCatchingUp(t *testing.T) {
+	ollama := ollamatest.NewServer(ollamatest.Options{})
+	defer ollama.Close()
+	t.Setenv("OLLAMA_HOST", ollama.URL)
+	vaultDir := t.TempDir()
+	for i := range 600 {
+		write(t, filepath.Join(vaultDir, "Notes", fmt.Sprintf("note %03d.md", i)), fmt.Sprintf("# Note %d\n\nsourdough number %d\n", i, i))
+	}
+	ollama.SetLatency(100*time.Millisecond, 0)
+	url := startServing(t, vaultDir, "-embedder", "ollama", "-min-score", "0.17")
+
+	// Until the first batch is stored, search finds nothing; it must say why.
+	result, text := searchFor(t, url, map[string]any{"query": "sourdough"})
+	if !strings.Contains(result.Incomplete, "of 600 notes") && !strings.Contains(result.Incomplete, "compared with the vault") {
+		t.Errorf("search during the catch-up: %q, want it to say how many notes are indexed", result.Incomplete)
+	}
+	if text != "" {
+		t.Errorf("search during the catch-up failed: %s", text)
+	}
+	if st := status(t, url); st.State == phaseReady {
+		t.Errorf("index_status says ready while 600 notes wait to be embedded: %+v", st)
+	}
+
+	ollama.SetLatency(0, 0)
+	waitReady(t, url)
+	result, _ = searchFor(t, url, map[string]any{"query": "sourdough"})
+	if result.Incomplete != "" || len(result.Results) == 0 {
+		t.Errorf("search once ready: %+v", result)
+	}
+	if st := status(t, url); st.Notes != 600 || st.VaultNotes != 0 {
+		t.Errorf("index_status once ready: %+v", st)
+	}
+}
+
+// TestKillDuringCatchUp kills the server with SIGKILL while it embeds, and starts it again: the
+// index is consistent, the second run embeds only what the first did not store, and the end
+// result is complete.
+func TestKillDuringCatchUp(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the server and runs it twice; skipped with -short")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "vaultmcp")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	vaultDir := filepath.Join(dir, "vault")
+	const notes = 1000
+	for i := range notes {
+		write(t, filepath.Join(vaultDir, fmt.Sprintf("Folder %d", i%10), fmt.Sprintf("note %04d.md", i)),
+			fmt.Sprintf("# Note %d\n\nword%d compost\n", i, i))
+	}
+	db := filepath.Join(dir, "index.db")
+	ollama := ollamatest.NewServer(ollamatest.Options{Latency: 30 * time.Millisecond})
+	defer ollama.Close()
+
+	startProcess := func() (*exec.Cmd, string) {
+		t.Helper()
+		cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-vault", vaultDir, "-db", db, "-embedder", "ollama", "-min-score", "0.17")
+		cmd.Env = append(os.Environ(), "OLLAMA_HOST="+ollama.URL)
+		logs, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd, waitForURL(t, logs)
+	}
+
+	first, url := startProcess()
+	// Kill once some notes are stored and most are not.
+	var before statusJSON
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		before = status(t, url)
+		if before.Notes > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no note was stored within a minute")
+		}
+	}
+	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	first.Wait()
+	if before.Notes >= notes {
+		t.Fatalf("the catch-up finished before the kill (%d notes); slow the stand-in down", before.Notes)
+	}
+
+	ollama.Reset()
+	ollama.SetLatency(0, 0)
+	second, url := startProcess()
+	waitReady(t, url)
+	after := status(t, url)
+	if after.Notes != notes || after.Sections != notes {
+		t.Errorf("after the restart: %d notes and %d sections, want %d of each", after.Notes, after.Sections, notes)
+	}
+	if embedded := len(documentsEmbedded(ollama)); embedded > notes-before.Notes {
+		t.Errorf("the restart embedded %d notes; %d were stored before the kill, so at most %d were left",
+			embedded, before.Notes, notes-before.Notes)
+	}
+	eventually(t, 5*time.Second, finds(t, url, "word999 compost", "Folder 9/note 0999.md"))
+	second.Process.Signal(os.Interrupt)
+	second.Wait()
+
+	s, err := store.Open(context.Background(), db, store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Check(context.Background()); err != nil {
+		t.Error(err)
+	}
+}
+
+// waitForURL reads a server's log until it says where it listens, and drains the rest.
+func waitForURL(t *testing.T, logs interface{ Read([]byte) (int, error) }) string {
+	t.Helper()
+	urls := make(chan string, 1)
+	go func() {
+		var line []byte
+		buf := make([]byte, 4096)
+		for {
+			n, err := logs.Read(buf)
+			for _, b := range buf[:n] {
+				if b != '\n' {
+					line = append(line, b)
+					continue
+				}
+				if _, url, ok := strings.Cut(string(line), "url="); ok {
+					select {
+					case urls <- strings.Fields(url)[0]:
+					default:
+					}
+				}
+				line = line[:0]
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	select {
+	case url := <-urls:
+		return url
+	case <-time.After(time.Minute):
+		t.Fatal("the server did not log its url within a minute")
+		return ""
+	}
+}

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"vaultmcp/shared/embed"
+	"vaultmcp/shared/store"
+	"vaultmcp/shared/vault"
+)
+
+var searchVaultTool = mcp.NewTool("search_vault",
+	mcp.WithDescription("Searches the user's Obsidian vault by meaning, not only by exact words. "+
+		"Returns the notes closest to the query, best first, one result per note (its best "+
+		"section): path, title, heading, the line the section starts on, a snippet and a score "+
+		"from 0 to 1. Narrow it with folder (a vault folder, subfolders included) or tag (a tag "+
+		"such as \"garden\", nested tags included). An empty list means nothing relevant: say so "+
+		"rather than guess. Then get_note reads a whole note."),
+	mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxQuery),
+		mcp.Description("what to look for, in your own words, like \"why is my bread dense\"")),
+	mcp.WithInteger("limit", mcp.Min(1), mcp.Max(maxLimit),
+		mcp.Description(fmt.Sprintf("how many notes to return, 1 to %d (default %d)", maxLimit, defaultLimit))),
+	mcp.WithString("folder", mcp.MaxLength(vault.MaxPathLen),
+		mcp.Description(`only notes in this folder of the vault, like "Kitchen" or "Kitchen/Bread"`)),
+	mcp.WithString("tag", mcp.MaxLength(maxTag),
+		mcp.Description(`only notes with this tag, like "garden" (which includes "garden/vegetables")`)),
+	mcp.WithOutputSchema[searchResult](),
+	readOnly(),
+)
+
+const (
+	maxQuery     = 1000 // characters: a question, not a document
+	maxTag       = 200
+	maxLimit     = 20
+	defaultLimit = 5
+	snippetBytes = 300 // enough to judge a result by; get_note has the rest
+)
+
+// searchResult is the tool's structured output; the outputSchema is generated from it, so the
+// descriptions below are what a client shows for each field.
+type searchResult struct {
+	Results    []hit  `json:"results" jsonschema_description:"the matching notes, best first; empty when nothing is relevant"`
+	Incomplete string `json:"incomplete,omitempty" jsonschema_description:"set when some notes are missing from the index, and why"`
+}
+
+type hit struct {
+	Path    string  `json:"path" jsonschema_description:"the note's path in the vault, for get_note"`
+	Title   string  `json:"title"`
+	Heading string  `json:"heading" jsonschema_description:"the heading of the best-matching section; empty before the first heading"`
+	Line    int     `json:"line" jsonschema_description:"the line the section starts on"`
+	Snippet string  `json:"snippet" jsonschema_description:"the start of the section's text"`
+	Score   float64 `json:"score" jsonschema_description:"similarity to the query, from 0 to 1; higher is closer"`
+}
+
+func searchVault(ix *index) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		query := strings.TrimSpace(req.GetString("query", ""))
+		if query == "" {
+			return mcp.NewToolResultError(`query is empty; say what to look for, like "why is my bread dense"`), nil
+		}
+		if strings.IndexFunc(query, isControl) >= 0 {
+			return mcp.NewToolResultError("query holds control characters; send plain text"), nil
+		}
+		opts := store.Options{K: req.GetInt("limit", defaultLimit)}
+		if msg := ix.checkFilters(ctx, &opts, req.GetString("folder", ""), req.GetString("tag", "")); msg != "" {
+			return mcp.NewToolResultError(msg), nil
+		}
+
+		vector, err := ix.embedder.EmbedQuery(ctx, query)
+		if err != nil {
+			return mcp.NewToolResultError("cannot search: " + err.Error()), nil
+		}
+		// One result per note: the store over-fetches sections and keeps each note's best,
+		// so one long note cannot fill the list with its many similar sections.
+		hits, err := ix.db.SearchNotes(ctx, vector, opts)
+		if err != nil {
+			return mcp.NewToolResultError("cannot search the index: " + err.Error()), nil
+		}
+
+		out := searchResult{Results: []hit{}, Incomplete: ix.incomplete()}
+		for _, h := range hits {
+			// Below the floor a "match" shares a word or two by chance. Returning it anyway
+			// would hand the model k confident-looking answers to a question the vault
+			// cannot answer.
+			if h.Score < ix.floor {
+				break
+			}
+			out.Results = append(out.Results, hit{
+				Path: h.Path, Title: h.Title, Heading: h.Heading, Line: h.Line,
+				Snippet: snippet(h.Text), Score: round(h.Score),
+			})
+		}
+		return fromVault(mcp.NewToolResultStructured(out, render(query, opts, out))), nil
+	}
+}
+
+// checkFilters validates the folder and tag a model sent and puts them in opts. It returns
+// a message for the model when one is unusable. A filter that matches nothing is an error,
+// not an empty result: "no notes about X in Y" would be a false answer when Y is misspelt.
+func (ix *index) checkFilters(ctx context.Context, opts *store.Options, folder, tag string) string {
+	if folder = strings.TrimSpace(folder); folder != "" {
+		clean, err := vault.CleanPath(folder)
+		if err != nil {
+			return "folder: " + err.Error()
+		}
+		found, err := ix.db.HasFolder(ctx, clean)
+		if err != nil {
+			return "cannot check the folder: " + err.Error()
+		}
+		if !found {
+			return fmt.Sprintf("no indexed note is in folder %q; folders are paths relative to the vault root, like \"Kitchen\" (leave folder out to search everywhere)", clean)
+		}
+		opts.Folder = clean
+	}
+	if tag = strings.TrimPrefix(strings.TrimSpace(tag), "#"); tag != "" {
+		if !utf8.ValidString(tag) || strings.IndexFunc(tag, unicode.IsControl) >= 0 || strings.ContainsAny(tag, " \t") {
+			return fmt.Sprintf("tag %q is not a tag; send one tag without spaces, like \"garden\" or \"garden/vegetables\"", tag)
+		}
+		found, err := ix.db.HasTag(ctx, tag)
+		if err != nil {
+			return "cannot check the tag: " + err.Error()
+		}
+		if !found {
+			return fmt.Sprintf("no indexed note has the tag %q (or one nested under it); leave tag out to search everywhere", tag)
+		}
+		opts.Tag = tag
+	}
+	return ""
+}
+
+// isControl refuses control characters but lets a pasted query keep its line breaks and tabs.
+func isControl(r rune) bool {
+	return unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t'
+}
+
+// snippet is the start of a section's text without the "Title > Heading" line the embedder
+// needed (the result names both already), cut at a word boundary.
+func snippet(text string) string {
+	if _, body, ok := strings.Cut(text, "\n\n"); ok {
+		text = body
+	}
+	text = strings.Join(strings.Fields(text), " ")
+	if len(text) <= snippetBytes {
+		return text
+	}
+	cut := strings.LastIndexByte(text[:snippetBytes], ' ')
+	if cut <= 0 {
+		cut = snippetBytes
+		for !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+	}
+	return text[:cut] + " …"
+}
+
+// round keeps three decimals: more would suggest a precision the score does not have.
+func round(score float64) float64 {
+	return float64(int(score*1000+0.5)) / 1000
+}
+
+// render is the text a client without structured output shows: one line a result. An empty
+// answer names the filters, so "nothing" is not read as "nothing anywhere in the vault".
+func render(query string, opts store.Options, out searchResult) string {
+	var b strings.Builder
+	if len(out.Results) == 0 {
+		where := "the vault"
+		if opts.Folder != "" {
+			where = fmt.Sprintf("folder %q", opts.Folder)
+		}
+		if opts.Tag != "" {
+			where += fmt.Sprintf(" with tag %q", opts.Tag)
+		}
+		fmt.Fprintf(&b, "Nothing in %s is relevant to %q.", where, query)
+	}
+	for i, h := range out.Results {
+		where := h.Path
+		if h.Heading != "" {
+			where += " > " + h.Heading
+		}
+		fmt.Fprintf(&b, "%d. %s (line %d, score %.3f)\n   %s\n", i+1, where, h.Line, h.Score, h.Snippet)
+	}
+	if out.Incomplete != "" {
+		fmt.Fprintf(&b, "\nNote: %s\n", out.Incomplete)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// incomplete says which notes are missing from the results, or returns "" when none are: the
+// notes the catch-up has not reached yet, and those that failed to index.
+func (ix *index) incomplete() string {
+	var why []string
+	if catchingUp := ix.coverage.describe(); catchingUp != "" {
+		why = append(why, catchingUp)
+	}
+	if failed := ix.failed.snapshot(); len(failed) > 0 {
+		paths := slices.Sorted(maps.Keys(failed))
+		why = append(why, fmt.Sprintf("%d notes could not be indexed and are missing from these results (first: %q: %v); they are retried in the background",
+			len(paths), paths[0], failed[paths[0]]))
+	}
+	return strings.Join(why, "; ")
+}
+
+// scoreFloor is the least score that counts as a match. It depends on the embedder: scores
+// from different models live on different scales.
+func scoreFloor(e embed.Embedder) float64 {
+	if e.Model() == embed.OfflineModel {
+		// Measured on the sample vault (see TestSearchQuality): unrelated words scored at
+		// most 0.146 on any section, and every labelled question at least 0.207 on its
+		// answer.
+		return 0.17
+	}
+	// nomic-embed-text scores unrelated text around 0.3–0.4 and related text above 0.5.
+	// Those are typical figures, not measured here (no model weights on this machine):
+	// tune it with -min-score on your own vault.
+	return 0.45
+}

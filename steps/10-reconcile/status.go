@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+var indexStatusTool = mcp.NewTool("index_status",
+	mcp.WithDescription("Says what the search index holds: whether it is ready or still "+
+		"catching up with the vault (and how far it got), how many notes and sections, which "+
+		"embedder and model made its vectors, when and why it was last rebuilt, and which notes "+
+		"could not be indexed. Use it when search_vault finds less than you expect."),
+	readOnly(),
+)
+
+// statusJSON is what index_status returns: the meta table and the counts, read from the
+// database itself rather than from what the server believes it wrote, and the notes that
+// failed, which only this run of the server knows.
+type statusJSON struct {
+	State          string            `json:"state"`                // comparing, indexing or ready
+	VaultNotes     int               `json:"vaultNotes,omitempty"` // notes on disk, while indexing
+	UpToDate       int               `json:"upToDate,omitempty"`   // of those, notes indexed as they are, while indexing
+	Notes          int               `json:"notes"`
+	Sections       int               `json:"sections"`
+	Embedder       string            `json:"embedder"`
+	Model          string            `json:"model"`
+	Dimensions     int               `json:"dimensions"`
+	RebuiltAt      string            `json:"rebuiltAt"` // RFC 3339; "" when no rebuild was recorded
+	RebuiltBecause string            `json:"rebuiltBecause"`
+	NotIndexed     map[string]string `json:"notIndexed"` // path → why
+}
+
+func indexStatus(ix *index) server.ToolHandlerFunc {
+	return func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		stats, err := ix.db.Stats(ctx)
+		if err != nil {
+			return mcp.NewToolResultError("cannot read the index: " + err.Error()), nil
+		}
+		out := statusJSON{
+			Notes: stats.Notes, Sections: stats.Sections,
+			Embedder: stats.Embedder.Name, Model: stats.Embedder.Model, Dimensions: stats.Embedder.Dimension,
+			RebuiltBecause: stats.RebuiltBecause,
+			NotIndexed:     map[string]string{},
+		}
+		if !stats.RebuiltAt.IsZero() {
+			out.RebuiltAt = stats.RebuiltAt.Format(time.RFC3339)
+		}
+		if out.State, out.UpToDate, out.VaultNotes = ix.coverage.get(); out.State != phaseIndexing {
+			out.UpToDate, out.VaultNotes = 0, 0
+		}
+		for path, err := range ix.failed.snapshot() {
+			out.NotIndexed[path] = err.Error()
+		}
+		text, err := json.Marshal(out)
+		if err != nil {
+			return mcp.NewToolResultError("cannot encode the status as JSON: " + err.Error()), nil
+		}
+		return mcp.NewToolResultText(string(text)), nil
+	}
+}
