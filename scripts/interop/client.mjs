@@ -1,17 +1,33 @@
-// Connects the official MCP TypeScript client to a running server, exercises it the way a real
-// client does (initialize, the initialized notification, tools/list, tools/call), and prints
-// what it saw as one JSON object for interop_test.go to check.
+// Connects the official MCP TypeScript client to a server, exercises it the way a real client
+// does (initialize, the initialized notification, tools/list, tools/call), and prints what it
+// saw as one JSON object for interop_test.go to check.
 //
-//   node client.mjs http://127.0.0.1:3000/mcp
+//   node client.mjs http://127.0.0.1:3000/mcp        # a running server, over Streamable HTTP
+//   node client.mjs --stdio ./vaultmcp                # starts it with -transport stdio
+//
+// Over stdio the server gets this process's environment (VAULT_PATH and the rest): the SDK
+// would otherwise pass only a few safe variables, and the server could not find its vault.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
-const transport = new StreamableHTTPClientTransport(new URL(process.argv[2]));
+const transport =
+  process.argv[2] === "--stdio"
+    ? new StdioClientTransport({ command: process.argv[3], args: ["-transport", "stdio"], env: process.env })
+    : new StreamableHTTPClientTransport(new URL(process.argv[2]));
+// The SDK hands the negotiated version to the transport (HTTP sends it in a header); catch it
+// on the way, so both transports report it the same way.
+let protocolVersion;
+const setProtocolVersion = transport.setProtocolVersion?.bind(transport);
+transport.setProtocolVersion = (version) => {
+  protocolVersion = version;
+  setProtocolVersion?.(version);
+};
 const client = new Client({ name: "vaultmcp-interop", version: "1.0.0" });
 await client.connect(transport);
 
 const report = {
-  protocolVersion: transport.protocolVersion,
+  protocolVersion,
   server: client.getServerVersion(),
   tools: (await client.listTools()).tools.map((t) => t.name),
 };

@@ -88,12 +88,30 @@ func modes(t *testing.T, root string, step Step) []mode {
 // cannot change the vault the next test reads.
 func startStep(t *testing.T, root string, step Step, m mode) (*Server, Env) {
 	t.Helper()
+	env, vault := stepEnv(t, root, step, m)
+	srv, err := Start(binary(t, root, step), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		srv.Stop()
+		if t.Failed() {
+			t.Logf("%s server log:\n%s", step.Name, srv.Logs())
+		}
+	})
+	return srv, Env{MCP: srv.URL, Vault: vault}
+}
+
+// stepEnv prepares what a step runs with, over either transport: a private copy of the
+// sample vault, its own index, and the embedder for the mode.
+func stepEnv(t *testing.T, root string, step Step, m mode) (env []string, vault string) {
+	t.Helper()
 	dir := t.TempDir()
-	vault := filepath.Join(dir, "vault")
+	vault = filepath.Join(dir, "vault")
 	if err := os.CopyFS(vault, os.DirFS(filepath.Join(root, "sample-vault"))); err != nil {
 		t.Fatalf("copy sample vault: %v", err)
 	}
-	env := []string{"VAULT_PATH=" + vault, "VAULTMCP_DB=" + filepath.Join(dir, "data", "index.db")}
+	env = []string{"VAULT_PATH=" + vault, "VAULTMCP_DB=" + filepath.Join(dir, "data", "index.db")}
 	switch m {
 	case offline:
 		env = append(env, "VAULTMCP_EMBEDDER=offline")
@@ -109,17 +127,7 @@ func startStep(t *testing.T, root string, step Step, m mode) (*Server, Env) {
 		// floor (steps/06-search/search.go), not the one chosen for nomic-embed-text.
 		env = append(env, "VAULTMCP_EMBEDDER=ollama", "OLLAMA_HOST="+ollama.URL, "VAULTMCP_MIN_SCORE=0.17")
 	}
-	srv, err := Start(binary(t, root, step), env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		srv.Stop()
-		if t.Failed() {
-			t.Logf("%s server log:\n%s", step.Name, srv.Logs())
-		}
-	})
-	return srv, Env{MCP: srv.URL, Vault: vault}
+	return env, vault
 }
 
 func TestTranscripts(t *testing.T) {
