@@ -79,11 +79,11 @@ standin: ## run the Ollama stand-in on 127.0.0.1:11434, for trying the Ollama co
 guide: ## refresh the guide's code excerpts and transcripts from the source
 	go run ./scripts/guide
 
-bench: ## run the benchmarks
-	go test -run='^$$' -bench=. -benchmem work
+bench: ## run every benchmark and write BENCHMARKS.md, with its charts in benchmarks/ (about 10 minutes)
+	go run ./scripts/benchreport
 
-bench-smoke: ## run every benchmark once, to check they still work (CI does); no figures
-	go test -run='^$$' -bench=. -benchtime=1x work
+bench-smoke: ## run every benchmark once on small inputs, to check they still work (CI does); no figures
+	@out=$$(mktemp -d) && go run ./scripts/benchreport -short -out $$out/BENCHMARKS.md && rm -rf $$out
 
 .PHONY: need-step
 need-step:

@@ -1,5 +1,7 @@
-// Package bench measures the tutorial's servers as whole programs: start-up time to the first
-// answered request, cold and warm, and peak memory (read from Linux's rusage, so these
-// benchmarks run on Linux only). `make bench` runs them with the package benchmarks, and
-// BENCHMARKS.md records one run.
+// Package bench measures the finished server, step 10, as a whole program over generated
+// vaults (scripts/vaultgen) and the real ones in ../shared/vaults: parsing, indexing, the
+// catch-up after a restart, start-up to the first answer, and peak memory (read from Linux's
+// rusage, so those run on Linux only). Each benchmark measures its lower bound in the same run
+// and reports both. `make bench` runs them with the package benchmarks and writes
+// BENCHMARKS.md (scripts/benchreport).
 package bench

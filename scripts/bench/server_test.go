@@ -1,0 +1,142 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"vaultmcp/scripts/transcript"
+	"vaultmcp/scripts/vaultgen"
+	"vaultmcp/shared/markdown"
+	"vaultmcp/shared/vault"
+)
+
+// buildLastStep compiles the last step into a folder of the benchmark's. Each benchmark builds
+// its own: go build caches the compiled packages, so a build after the first takes about a
+// second, and a binary shared by the whole process would need a TestMain to delete it.
+func buildLastStep(b *testing.B) string {
+	b.Helper()
+	root, err := transcript.Root()
+	if err != nil {
+		b.Fatal(err)
+	}
+	steps, err := transcript.Steps(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bin, err := transcript.Build(context.Background(), root, steps[len(steps)-1], b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return bin
+}
+
+// generateVault writes a vault of that many notes into a folder of the benchmark's and returns
+// its path. Seed 1, so every run and every benchmark measures the same vault.
+func generateVault(b *testing.B, notes int) string {
+	b.Helper()
+	dir := filepath.Join(b.TempDir(), "vault")
+	if _, err := vaultgen.Generate(dir, vaultgen.Options{Notes: notes, Seed: 1}); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
+
+// readVaultNotes returns the notes the server indexes, as vault.Notes lists them
+// ('/'-separated, relative to dir), and their contents.
+func readVaultNotes(b *testing.B, dir string) (paths, contents []string) {
+	b.Helper()
+	v, err := vault.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer v.Close()
+	paths, err = v.Notes()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, p := range paths {
+		_, content, err := v.ReadNote(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		contents = append(contents, string(content))
+	}
+	return paths, contents
+}
+
+// vaultChunks returns every text the server embeds for the vault in dir: each chunk of each
+// section of each note, as markdown.Parse cuts them.
+func vaultChunks(b *testing.B, dir string) []string {
+	b.Helper()
+	paths, contents := readVaultNotes(b, dir)
+	var texts []string
+	for i, p := range paths {
+		for _, s := range markdown.Parse(p, contents[i]).Sections {
+			texts = append(texts, s.Chunks...)
+		}
+	}
+	return texts
+}
+
+// upToDate is the line the server logs once its index has caught up with the vault; for a
+// fresh database, once every note is indexed.
+var upToDate = regexp.MustCompile(`msg="index up to date".* sections=(\d+) .*failed=(\d+) .*took=(\S+)`)
+
+// indexRun is what one start of the server reports about its catch-up.
+type indexRun struct {
+	took     time.Duration // by the server's clock: without process start or opening the database
+	sections int           // chunks embedded and stored
+	state    *os.ProcessState
+}
+
+// indexFresh starts the server over the vault with a new, empty database, waits until its
+// index is up to date, and stops it as Ctrl-C would. env is added to the server's environment
+// (OLLAMA_HOST, for one).
+func indexFresh(b *testing.B, bin, vaultDir string, env ...string) indexRun {
+	b.Helper()
+	db := filepath.Join(b.TempDir(), "index.db")
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-vault", vaultDir, "-db", db, "-embedder", "ollama")
+	cmd.Env = append(os.Environ(), env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	var log strings.Builder
+	var m []string
+	scanner := bufio.NewScanner(stderr)
+	for m == nil && scanner.Scan() {
+		log.WriteString(scanner.Text() + "\n")
+		m = upToDate.FindStringSubmatch(scanner.Text())
+	}
+	cmd.Process.Signal(os.Interrupt)
+	// Read the rest of the log, which ends when the server exits; only then may Wait close
+	// the pipe.
+	io.Copy(io.Discard, stderr)
+	cmd.Wait()
+	if m == nil {
+		b.Fatalf("the server stopped before its index was up to date:\n%s", log.String())
+	}
+	var run indexRun
+	run.sections, _ = strconv.Atoi(m[1])
+	if m[2] != "0" {
+		// A failed note has no vectors: the run did less work than the bound it is compared to.
+		b.Fatalf("%s notes failed to index:\n%s", m[2], log.String())
+	}
+	if run.took, err = time.ParseDuration(m[3]); err != nil {
+		b.Fatalf("cannot read the time %q in the log", m[3])
+	}
+	run.state = cmd.ProcessState
+	return run
+}
