@@ -4,7 +4,6 @@ package bench
 
 import (
 	"fmt"
-	"syscall"
 	"testing"
 	"time"
 
@@ -13,8 +12,8 @@ import (
 
 // BenchmarkMemory indexes a generated vault of 1,000, 10,000 and 50,000 notes (only 1,000 with
 // -short) into an empty database, with the Ollama stand-in answering at once, and reports the
-// server's peak resident memory over the whole run, read from Linux's rusage once it has
-// stopped. A first index reads, parses and embeds every note, and holds the link graph of the
+// server's peak resident memory up to the moment its index is up to date (see peakKiB). A
+// first index reads, parses and embeds every note, and holds the link graph of the
 // whole vault in memory.
 func BenchmarkMemory(b *testing.B) {
 	sizes := []int{1_000, 10_000, 50_000}
@@ -41,9 +40,7 @@ func BenchmarkMemory(b *testing.B) {
 				b.StopTimer()
 				ollama.Reset() // the stand-in keeps every input it was sent
 				b.StartTimer()
-				if usage, ok := run.state.SysUsage().(*syscall.Rusage); ok {
-					peakKiB = max(peakKiB, usage.Maxrss) // KiB on Linux
-				}
+				peakKiB = max(peakKiB, run.peakKiB)
 				took += run.took
 				sections = run.sections
 			}

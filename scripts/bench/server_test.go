@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -95,7 +96,7 @@ var upToDate = regexp.MustCompile(`msg="index up to date".* sections=(\d+) .*fai
 type indexRun struct {
 	took     time.Duration // by the server's clock: without process start or opening the database
 	sections int           // chunks embedded and stored
-	state    *os.ProcessState
+	peakKiB  int64         // peak resident memory, up to the moment the index was up to date
 }
 
 // indexFresh starts the server over the vault with a new, empty database, waits until its
@@ -120,6 +121,7 @@ func indexFresh(b *testing.B, bin, vaultDir string, env ...string) indexRun {
 		log.WriteString(scanner.Text() + "\n")
 		m = upToDate.FindStringSubmatch(scanner.Text())
 	}
+	peak := peakKiB(cmd.Process.Pid)
 	cmd.Process.Signal(os.Interrupt)
 	// Read the rest of the log, which ends when the server exits; only then may Wait close
 	// the pipe.
@@ -137,6 +139,24 @@ func indexFresh(b *testing.B, bin, vaultDir string, env ...string) indexRun {
 	if run.took, err = time.ParseDuration(m[3]); err != nil {
 		b.Fatalf("cannot read the time %q in the log", m[3])
 	}
-	run.state = cmd.ProcessState
+	run.peakKiB = peak
 	return run
+}
+
+// peakKiB returns the peak resident memory of a running process, from Linux's
+// /proc/PID/status (VmHWM), or 0 where there is none. Not rusage's ru_maxrss, read after the
+// process exits: Linux carries the parent's peak into a child across fork and exec, so a
+// server started from a benchmark process that has grown to 500 MiB would report 500 MiB.
+func peakKiB(pid int) int64 {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(status)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kib, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kib
+		}
+	}
+	return 0
 }

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -95,12 +94,10 @@ func startOnce(b *testing.B, bin, vault, cache string) int64 {
 	}
 	ping(b, url)
 
+	peak := peakKiB(cmd.Process.Pid)
 	cmd.Process.Signal(os.Interrupt)
 	cmd.Wait()
-	if usage, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		return usage.Maxrss // KiB on Linux
-	}
-	return 0
+	return peak
 }
 
 func ping(b *testing.B, url string) {

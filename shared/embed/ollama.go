@@ -62,6 +62,10 @@ type Ollama struct {
 	parallel      int
 	contextLength int
 	timeout       time.Duration
+
+	// slots holds one token per document request in flight, across every EmbedDocuments
+	// call: two calls at once share the bound instead of doubling it.
+	slots chan struct{}
 }
 
 // An Option changes one of NewOllama's defaults. Values of zero or less keep the default.
@@ -80,9 +84,10 @@ func WithBatchSize(n int) Option {
 	return func(o *Ollama) { o.batchSize = positiveOr(n, o.batchSize) }
 }
 
-// WithParallel sets how many requests may be in flight at once (default 2). With two, the
-// next batch is already waiting while Ollama works on one, so it never sits idle; more
-// would only queue inside Ollama.
+// WithParallel sets how many requests may be in flight at once (default 2), counted over all
+// EmbedDocuments calls together. With two, the next batch is already waiting while Ollama
+// works on one, so it never sits idle; more would only queue inside Ollama. Queries do not
+// count: a search should not wait behind an indexing job's batches.
 func WithParallel(n int) Option {
 	return func(o *Ollama) { o.parallel = positiveOr(n, o.parallel) }
 }
@@ -139,6 +144,7 @@ func NewOllama(client *api.Client, model string, opts ...Option) *Ollama {
 	for _, opt := range opts {
 		opt(o)
 	}
+	o.slots = make(chan struct{}, o.parallel)
 	return o
 }
 
@@ -201,20 +207,14 @@ func (o *Ollama) EmbedDocuments(ctx context.Context, texts []string) ([][]float3
 	// The first failure cancels the requests still in flight, and becomes ctx's cause.
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	// A slot per request allowed in flight: a send blocks while every slot is taken.
-	inFlight := make(chan struct{}, o.parallel)
 	var wg sync.WaitGroup
 	for start := 0; start < len(texts); start += o.batchSize {
-		select {
-		case inFlight <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
+		if !o.acquire(ctx) {
 			break
 		}
 		end := min(start+o.batchSize, len(texts))
 		wg.Go(func() {
-			defer func() { <-inFlight }()
+			defer func() { <-o.slots }()
 			batch, err := o.embed(ctx, documentPrefix, texts[start:end])
 			if err != nil {
 				cancel(err)
@@ -228,6 +228,21 @@ func (o *Ollama) EmbedDocuments(ctx context.Context, texts []string) ([][]float3
 		return nil, err
 	}
 	return vectors, nil
+}
+
+// acquire takes a request slot, waiting while all are taken, or returns false, holding none,
+// when ctx ends first.
+func (o *Ollama) acquire(ctx context.Context) bool {
+	select {
+	case o.slots <- struct{}{}:
+		if ctx.Err() != nil { // both were ready, and select chose the slot
+			<-o.slots
+			return false
+		}
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // embed sends one request: texts, each with prefix and capped, and checks the answer.

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -321,5 +322,35 @@ func TestOllamaSendsNothingForNoTexts(t *testing.T) {
 	vectors, err := ollama.EmbedDocuments(t.Context(), nil)
 	if err != nil || len(vectors) != 0 || len(server.Calls()) != 0 {
 		t.Errorf("EmbedDocuments(nil) = %d vectors, %v, after %d requests; want none, nil, none", len(vectors), err, len(server.Calls()))
+	}
+}
+
+// TestOllamaBoundIsSharedByConcurrentCalls checks that WithParallel bounds the requests of
+// every EmbedDocuments call together: an indexer may embed two batches at once, and Ollama
+// must still see no more than the bound.
+func TestOllamaBoundIsSharedByConcurrentCalls(t *testing.T) {
+	ollama, server := standIn(t, ollamatest.Options{Latency: 5 * time.Millisecond},
+		embed.WithBatchSize(4), embed.WithParallel(2))
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			if _, err := ollama.EmbedDocuments(t.Context(), texts(40)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if got := server.MaxInFlight(); got != 2 {
+		t.Errorf("four calls at once had %d requests in flight, want the bound of 2", got)
+	}
+
+	// A call cancelled while it waits for a slot leaves every slot free for the next.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := ollama.EmbedDocuments(ctx, texts(40)); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled call: %v", err)
+	}
+	if _, err := ollama.EmbedDocuments(t.Context(), texts(40)); err != nil {
+		t.Errorf("the call after a cancelled one: %v", err)
 	}
 }

@@ -118,25 +118,27 @@ func chooseEmbedder(ctx context.Context, mode, model string, db *store.Store, cl
 // that cannot be read or embedded is recorded in failed and the rest go on. It returns early,
 // with ctx's error, when ctx ends.
 //
-// Embedding and writing overlap: while one batch is written to the database, the next is read
-// and embedded. Done in turn, the writes would add about a quarter to the time of embedding
-// (BENCHMARKS.md); done at once, they hide behind it.
+// Three things overlap, so that the model, the slow part, never waits for the rest. While one
+// batch is written to the database, the next two are embedded: the requests of the second fill
+// the slots the first leaves idle while its last request runs (the embedder bounds the
+// requests in flight over both), and meanwhile the notes of a third are read.
 func (l *live) indexNotes(ctx context.Context, paths []string, report *progress.Reporter) error {
-	embedded := make(chan embeddedBatch, 1) // one batch may wait while the next is embedded
+	// Batches reach the writer in order, each as a channel that will hold it once embedded.
+	queued := make(chan chan embeddedBatch, 1)
 	var writer sync.WaitGroup
 	writer.Go(func() {
-		for b := range embedded {
-			l.store(ctx, b, report)
+		for next := range queued {
+			l.store(ctx, <-next, report)
 		}
 	})
 	defer writer.Wait()
-	defer close(embedded)
+	defer close(queued)
 
 	var batch []pendingNote
 	chunks := 0
-	flush := func() error {
+	flush := func() {
 		if len(batch) == 0 {
-			return nil
+			return
 		}
 		var texts []string
 		for _, n := range batch {
@@ -144,16 +146,19 @@ func (l *live) indexNotes(ctx context.Context, paths []string, report *progress.
 				texts = append(texts, s.Text)
 			}
 		}
-		vectors, err := l.ix.embedder.EmbedDocuments(ctx, texts)
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		embedded <- embeddedBatch{notes: batch, vectors: vectors, err: err, chunks: len(texts)}
+		next := make(chan embeddedBatch, 1)
+		queued <- next // waits while two batches are being embedded
+		go func(notes []pendingNote) {
+			vectors, err := l.ix.embedder.EmbedDocuments(ctx, texts)
+			next <- embeddedBatch{notes: notes, vectors: vectors, err: err, chunks: len(texts)}
+		}(batch)
 		batch, chunks = nil, 0
-		return nil
 	}
 
 	for _, path := range paths {
+		if ctx.Err() != nil {
+			break
+		}
 		n, err := readNote(l.notes, path, l.ix.graph)
 		if err != nil {
 			l.ix.failed.set(path, err)
@@ -162,12 +167,11 @@ func (l *live) indexNotes(ctx context.Context, paths []string, report *progress.
 		batch = append(batch, n)
 		chunks += len(n.sections)
 		if chunks >= batchChunks {
-			if err := flush(); err != nil {
-				return err
-			}
+			flush()
 		}
 	}
-	return flush()
+	flush()
+	return ctx.Err()
 }
 
 // embeddedBatch is a batch of notes with their vectors (or the error that kept them from

@@ -209,27 +209,38 @@ func TestSearchFailsAloneWhenOllamaFails(t *testing.T) {
 // TestIndexingKeepsWhatItCouldEmbed lets Ollama fail part-way through indexing: the notes
 // embedded before stay searchable, and search says how many notes are missing.
 func TestIndexingKeepsWhatItCouldEmbed(t *testing.T) {
-	// 300 one-chunk notes: a first batch of 256 chunks (8 requests of 32), then 44 more.
-	// Ollama answers the first batch and fails from then on.
-	ollama := ollamatest.NewServer(ollamatest.Options{Fail: ollamatest.ServerError, FailAfter: 8})
+	// 600 one-chunk notes: batches of 256, 256 and 88 chunks. Ollama fails from the moment
+	// the first batch is stored, so the notes embedded before stay and the rest fail.
+	ollama := ollamatest.NewServer(ollamatest.Options{InputLatency: 5 * time.Millisecond})
 	defer ollama.Close()
 	t.Setenv("OLLAMA_HOST", ollama.URL)
 	vaultDir := t.TempDir()
-	for i := range 300 {
+	for i := range 600 {
 		write(t, filepath.Join(vaultDir, fmt.Sprintf("Note %03d.md", i)), fmt.Sprintf("# Note %d\n\nword%d", i, i))
 	}
-	url := startServer(t, vaultDir, "-embedder", "ollama")
+	url := startServing(t, vaultDir, "-embedder", "ollama")
+	eventually(t, time.Minute, func() string {
+		if st := status(t, url); st.Notes == 0 {
+			return "no note was stored"
+		}
+		return ""
+	})
+	ollama.SetFailure(ollamatest.ServerError, 0)
+	waitReady(t, url)
 
 	ollama.SetFailure(ollamatest.None, 0) // Ollama is back for the query
-	got, errText := searchFor(t, url, map[string]any{"query": "word1", "limit": 1})
-	if errText != "" || len(got.Results) != 1 || !strings.HasPrefix(got.Incomplete, "44 notes could not be indexed") {
+	ollama.SetLatency(0, 0)
+	got, errText := searchFor(t, url, map[string]any{"query": "note", "limit": 1})
+	var failed int
+	fmt.Sscanf(got.Incomplete, "%d notes could not be indexed", &failed)
+	if errText != "" || len(got.Results) != 1 || failed < 88 || failed > 600-256 {
 		t.Errorf("search_vault = %+v %s; want results from the notes that were embedded, and a word about the rest", got, errText)
 	}
 
 	// The worker retries the notes that failed at start, like any failed save.
 	eventually(t, 20*time.Second, func() string {
-		got, _ := searchFor(t, url, map[string]any{"query": "word299", "limit": 1})
-		if got.Incomplete == "" && len(got.Results) == 1 && got.Results[0].Path == "Note 299.md" {
+		got, _ := searchFor(t, url, map[string]any{"query": "word599", "limit": 1})
+		if got.Incomplete == "" && len(got.Results) == 1 && got.Results[0].Path == "Note 599.md" {
 			return ""
 		}
 		return fmt.Sprintf("after Ollama came back, search found %+v (incomplete: %q)", got.Results, got.Incomplete)

@@ -11,6 +11,7 @@ import (
 	"vaultmcp/shared/markdown"
 	"vaultmcp/shared/progress"
 	"vaultmcp/shared/reconcile"
+	"vaultmcp/shared/store"
 )
 
 // catchUp brings the link graph and the index up to date with the disk: at start-up, and
@@ -112,19 +113,25 @@ func (l *live) loadLinks(ctx context.Context) {
 }
 
 // plan compares the disk with the index: a walk of the vault that reads every note's size and
-// time, and a read of the notes whose size or time differ.
+// time, and a read of the notes whose size or time differ. The walk and the reading of the
+// index's rows do not depend on each other, so they run at once: on a restart over an
+// unchanged vault they are nearly all the work.
 func (l *live) plan(ctx context.Context) (reconcile.Plan, map[string]reconcile.State, error) {
+	var states map[string]store.NoteState
+	var statesErr error
+	var reading sync.WaitGroup
+	reading.Go(func() { states, statesErr = l.ix.db.NoteStates(ctx) })
 	infos, err := l.notes.NoteInfos()
+	reading.Wait()
 	if err != nil {
 		return reconcile.Plan{}, nil, fmt.Errorf("list the vault's notes: %w", err)
+	}
+	if statesErr != nil {
+		return reconcile.Plan{}, nil, statesErr
 	}
 	onDisk := make(map[string]reconcile.State, len(infos))
 	for path, info := range infos {
 		onDisk[path] = reconcile.State{Size: info.Size(), MTime: info.ModTime()}
-	}
-	states, err := l.ix.db.NoteStates(ctx)
-	if err != nil {
-		return reconcile.Plan{}, nil, err
 	}
 	indexed := make(map[string]reconcile.State, len(states))
 	for path, st := range states {
