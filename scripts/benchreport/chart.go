@@ -16,18 +16,23 @@ type chart struct {
 	Bench             string // a format with %d for the size
 	Sizes             []int
 	Lines             []chartLine
+	LinearY           bool // a y axis from 0, for a figure that grows by less than tenfold
 }
 
 type chartLine struct{ Name, Unit string }
 
-// draw writes the chart as SVG into dir, on logarithmic axes: sizes grow tenfold, and so do
-// times. It returns false when no size was measured, and draws nothing.
+// draw writes the chart as SVG into dir. Sizes grow tenfold, so the x axis is logarithmic, and
+// the y axis too unless LinearY. It returns false when no size was measured, and draws nothing.
 func (c *chart) draw(dir string, results map[string]result) (bool, error) {
 	p := plot.New()
 	p.Title.Text = c.Title
 	p.X.Label.Text, p.Y.Label.Text = c.X, c.Y
-	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	if c.LinearY {
+		p.Y.Min = 0
+	} else {
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	}
 	p.Legend.Top, p.Legend.Left = true, true
 	var lines []any
 	for _, line := range c.Lines {

@@ -92,6 +92,12 @@ func run(args []string, log io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(log, "benchreport: wrote %s (%d results)\n", *out, len(results))
+	// Only a full run may speak for the project; a short one measures nothing.
+	if !*short && *out == filepath.Join(root, "BENCHMARKS.md") {
+		if err := writeHeadlines(filepath.Join(root, "README.md"), results); err != nil {
+			return err
+		}
+	}
 	switch {
 	case benchErr != nil:
 		return fmt.Errorf("a benchmark failed (the report shows what ran): %w", benchErr)

@@ -82,3 +82,30 @@ func TestCharts(t *testing.T) {
 		}
 	}
 }
+
+func TestHeadlines(t *testing.T) {
+	results, _ := parseResults(strings.NewReader(sampleOutput))
+	readme := filepath.Join(t.TempDir(), "README.md")
+	os.WriteFile(readme, []byte("# x\n\n"+headlinesStart+"old figures\n"+headlinesEnd+"\n## after\n"), 0o644)
+	if err := writeHeadlines(readme, results); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(readme)
+	for _, want := range []string{
+		"compares the index with the disk in 92.0 ms:\n  3.28× the time",
+		"The 50 ms target at 50,000 sections is missed",
+		"82.0 ms warm", "\n## after\n",
+	} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("the README lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(string(got), "old figures") {
+		t.Error("the old headlines are still there")
+	}
+	// A README without the markers is an error, not a silent no-op.
+	os.WriteFile(readme, []byte("# x\n"), 0o644)
+	if err := writeHeadlines(readme, results); err == nil {
+		t.Error("a README without the markers was accepted")
+	}
+}
