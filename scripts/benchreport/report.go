@@ -66,13 +66,13 @@ func writeReport(w io.Writer, m machine, results map[string]result, order []stri
 
 	b.WriteString("## Every result\n\nEvery benchmark's metrics as `go test` printed them, the ones above included.\n\n")
 	b.WriteString("| benchmark | package | metrics |\n|---|---|---|\n")
-	for _, name := range order {
-		r := results[name]
+	for _, key := range order {
+		r := results[key]
 		var metrics []string
 		for _, unit := range slices.Sorted(maps.Keys(r.Metrics)) {
 			metrics = append(metrics, fmt.Sprintf("%s %s", number(r.Metrics[unit]), unit))
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s |\n", name, strings.TrimPrefix(r.Package, "vaultmcp/"), strings.Join(metrics, ", "))
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", r.Name, strings.TrimPrefix(r.Package, "vaultmcp/"), strings.Join(metrics, ", "))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

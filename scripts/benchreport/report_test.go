@@ -22,7 +22,7 @@ BenchmarkSearch/sections=50000/unfiltered-2	1	1 ns/op	60.0 p50-ms	70.0 p99-ms	21
 
 func TestParseResults(t *testing.T) {
 	results, order := parseResults(strings.NewReader(sampleOutput))
-	if len(order) != 4 || order[0] != "BenchmarkReconcile/unchanged" {
+	if len(order) != 4 || order[0] != "scripts/bench.BenchmarkReconcile/unchanged" {
 		t.Fatalf("order = %q", order)
 	}
 	r := results["BenchmarkReconcile/unchanged"]

@@ -22,7 +22,9 @@ var (
 )
 
 // parseResults reads `go test -bench` output. Lines that are not results (logs, PASS, ok) are
-// skipped. A benchmark that appears twice keeps its last result.
+// skipped. Each result is found under its package and name ("steps/10-reconcile.BenchmarkX")
+// and, for short, under its name alone, which the last package to report it owns. order lists
+// the first kind of key.
 func parseResults(r io.Reader) (map[string]result, []string) {
 	results := map[string]result{}
 	var order []string
@@ -48,10 +50,12 @@ func parseResults(r io.Reader) (map[string]result, []string) {
 			}
 			metrics[fields[i+1]] = v
 		}
-		if _, seen := results[m[1]]; !seen {
-			order = append(order, m[1])
+		r := result{Name: m[1], Package: pkg, Metrics: metrics}
+		key := strings.TrimPrefix(pkg, "vaultmcp/") + "." + m[1]
+		if _, seen := results[key]; !seen {
+			order = append(order, key)
 		}
-		results[m[1]] = result{Name: m[1], Package: pkg, Metrics: metrics}
+		results[key], results[m[1]] = r, r
 	}
 	return results, order
 }

@@ -252,14 +252,17 @@ func TestServesWhileCatchingUp(t *testing.T) {
 	if st := status(t, url); st.State == phaseReady {
 		t.Errorf("index_status says ready while 600 notes wait to be embedded: %+v", st)
 	}
+	// A note saved during the catch-up waits in the watcher, and is indexed after it.
+	write(t, filepath.Join(vaultDir, "Late", "Saved meanwhile.md"), "# Saved meanwhile\n\nkohlrabi fritters\n")
 
 	ollama.SetLatency(0, 0)
 	waitReady(t, url)
+	eventually(t, 10*time.Second, finds(t, url, "kohlrabi fritters", "Late/Saved meanwhile.md"))
 	result, _ = searchFor(t, url, map[string]any{"query": "sourdough"})
 	if result.Incomplete != "" || len(result.Results) == 0 {
 		t.Errorf("search once ready: %+v", result)
 	}
-	if st := status(t, url); st.Notes != 600 || st.VaultNotes != 0 {
+	if st := status(t, url); st.Notes != 601 || st.VaultNotes != 0 {
 		t.Errorf("index_status once ready: %+v", st)
 	}
 }
