@@ -91,7 +91,7 @@ func run(args []string, log io.Writer) error {
 	if err := os.WriteFile(*out, report.Bytes(), 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(log, "benchreport: wrote %s (%d results)\n", *out, len(results))
+	fmt.Fprintf(log, "benchreport: wrote %s (%d results)\n", *out, len(order))
 	// Only a full run may speak for the project; a short one measures nothing.
 	if !*short && *out == filepath.Join(root, "BENCHMARKS.md") {
 		if err := writeHeadlines(filepath.Join(root, "README.md"), results); err != nil {
