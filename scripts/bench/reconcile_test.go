@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"vaultmcp/scripts/transcript"
-	"vaultmcp/scripts/vaultgen"
 	"vaultmcp/shared/embed"
 	"vaultmcp/shared/markdown"
 	"vaultmcp/shared/ollamatest"
@@ -41,23 +39,9 @@ const (
 //   - 1%-changed: 100 notes were edited. The bound is embedding those notes' sections alone,
 //     through the same Ollama client and stand-in, with simulated latency.
 func BenchmarkReconcile(b *testing.B) {
-	root, err := transcript.Root()
-	if err != nil {
-		b.Fatal(err)
-	}
-	steps, err := transcript.Steps(root)
-	if err != nil {
-		b.Fatal(err)
-	}
-	bin, err := transcript.Build(context.Background(), root, steps[len(steps)-1], b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
+	bin := buildLastStep(b)
+	vaultDir := generateVault(b, reconcileNotes)
 	dir := b.TempDir()
-	vaultDir := filepath.Join(dir, "vault")
-	if _, err := vaultgen.Generate(vaultDir, vaultgen.Options{Notes: reconcileNotes, Seed: 1}); err != nil {
-		b.Fatal(err)
-	}
 	ollama := ollamatest.NewServer(ollamatest.Options{})
 	defer ollama.Close()
 	server := catchUpServer{bin: bin, vault: vaultDir, db: filepath.Join(dir, "index.db"), ollama: ollama.URL}

@@ -4,7 +4,6 @@ package bench
 
 import (
 	"bufio"
-	"context"
 	"net/http"
 	"os"
 	"os/exec"
@@ -26,15 +25,7 @@ func BenchmarkStartup(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	steps, err := transcript.Steps(root)
-	if err != nil {
-		b.Fatal(err)
-	}
-	step := steps[len(steps)-1]
-	bin, err := transcript.Build(context.Background(), root, step, b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
+	bin := buildLastStep(b)
 	vault := filepath.Join(root, "sample-vault")
 
 	b.Run("cold", func(b *testing.B) {
