@@ -82,23 +82,34 @@ func launch(t testing.TB, vaultDir string, args ...string) (url string, stop fun
 			}
 		})
 	}
-	urls := make(chan string, 1)
-	go func() {
-		scanner := bufio.NewScanner(logs)
-		for scanner.Scan() {
-			if m := regexp.MustCompile(`url=(\S+)`).FindStringSubmatch(scanner.Text()); m != nil {
-				urls <- m[1]
-			}
-		}
-	}()
 	select {
-	case url := <-urls:
+	case url := <-urlFrom(logs):
 		return url, stop
 	case <-time.After(time.Minute): // the first start compiles SQLite, slowly under -race
 		stop()
 		t.Fatal("the server did not log its url")
 		return "", nil
 	}
+}
+
+var listening = regexp.MustCompile(`url=(\S+)`)
+
+// urlFrom reads a server's log and sends the URL it listens on, once; it reads on to the end,
+// so the server never blocks writing its log.
+func urlFrom(logs io.Reader) <-chan string {
+	urls := make(chan string, 1)
+	go func() {
+		scanner := bufio.NewScanner(logs)
+		for scanner.Scan() {
+			if m := listening.FindStringSubmatch(scanner.Text()); m != nil {
+				select {
+				case urls <- m[1]:
+				default:
+				}
+			}
+		}
+	}()
+	return urls
 }
 
 // callTool calls a tool with a path argument and returns its text and whether it is an error.

@@ -301,7 +301,13 @@ func TestKillDuringCatchUp(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		return cmd, waitForURL(t, logs)
+		select {
+		case url := <-urlFrom(logs):
+			return cmd, url
+		case <-time.After(time.Minute):
+			t.Fatal("the server did not log its url within a minute")
+			return nil, ""
+		}
 	}
 
 	first, url := startProcess()
@@ -347,41 +353,5 @@ func TestKillDuringCatchUp(t *testing.T) {
 	defer s.Close()
 	if err := s.Check(context.Background()); err != nil {
 		t.Error(err)
-	}
-}
-
-// waitForURL reads a server's log until it says where it listens, and drains the rest.
-func waitForURL(t *testing.T, logs interface{ Read([]byte) (int, error) }) string {
-	t.Helper()
-	urls := make(chan string, 1)
-	go func() {
-		var line []byte
-		buf := make([]byte, 4096)
-		for {
-			n, err := logs.Read(buf)
-			for _, b := range buf[:n] {
-				if b != '\n' {
-					line = append(line, b)
-					continue
-				}
-				if _, url, ok := strings.Cut(string(line), "url="); ok {
-					select {
-					case urls <- strings.Fields(url)[0]:
-					default:
-					}
-				}
-				line = line[:0]
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	select {
-	case url := <-urls:
-		return url
-	case <-time.After(time.Minute):
-		t.Fatal("the server did not log its url within a minute")
-		return ""
 	}
 }
