@@ -46,10 +46,11 @@ install: ## build step 10, the finished server, as `vaultmcp` in $(go env GOBIN)
 test: vet fmt cross interop-deps ## check everything: every module, every transcript, the guide
 	go test -race -count=1 work
 
-# The interop test drives each step with the official MCP TypeScript client. Without node it
-# skips (and says so); CI installs node, so there it always runs.
+# The interop tests drive each step with the official MCP clients and conformance suites from
+# npm. Without npm they skip (and say so); CI installs it, so there they always run. npm ci runs
+# again whenever package-lock.json is newer than what it installed.
 interop-deps:
-	@if command -v npm >/dev/null && [ ! -d scripts/interop/node_modules ]; then \
+	@if command -v npm >/dev/null && [ scripts/interop/package-lock.json -nt scripts/interop/node_modules/.package-lock.json ]; then \
 	  npm ci --prefix scripts/interop --no-audit --no-fund --silent; \
 	fi
 
