@@ -36,14 +36,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", handleMCP(logger))
-
-	// Listening before serving lets us log the real address, even for "127.0.0.1:0".
+	// Listening before serving gives us the real address, even for "127.0.0.1:0": the log
+	// needs it, and so does onlyLocal, which lets through only requests addressed to it.
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr)", *addr, err)
 	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", onlyLocal(ln.Addr(), handleMCP(logger)))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	logger.Info("listening", "url", "http://"+ln.Addr().String()+"/mcp")
 
