@@ -1,50 +1,99 @@
-// Connects the official MCP TypeScript client to a server, exercises it the way a real client
-// does (initialize, the initialized notification, tools/list, tools/call), and prints what it
-// saw as one JSON object for interop_test.go to check.
+// Drives a server with one of the official MCP TypeScript clients, and prints what it saw as one
+// JSON object for interop_test.go to check. The test says what to call, as JSON on stdin (its
+// plan type); this script calls and records, and judges nothing.
 //
-//   node client.mjs http://127.0.0.1:3000/mcp        # a running server, over Streamable HTTP
-//   node client.mjs --stdio ./vaultmcp                # starts it with -transport stdio
+//   node client.mjs sdk http://127.0.0.1:3000/mcp < plan.json   # a running server, over HTTP
+//   node client.mjs v2-pin --stdio ./vaultmcp < plan.json       # starts it with -transport stdio
 //
-// Over stdio the server gets this process's environment (VAULT_PATH and the rest): the SDK
-// would otherwise pass only a few safe variables, and the server could not find its vault.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+// The clients:
+//   sdk       @modelcontextprotocol/sdk 1.32, which speaks up to 2025-11-25 (initialize)
+//   v2-pin    @modelcontextprotocol/client 2.4 pinned to 2026-07-28: no fallback, it fails instead
+//   v2-auto   @modelcontextprotocol/client 2.4 in auto mode: server/discover first, and the 2025
+//             initialize handshake if the server does not take it
+//
+// Over stdio the server gets this process's environment (VAULT_PATH and the rest): the SDKs
+// would otherwise pass only a few safe variables, and the server could not find its vault. Its
+// stderr, the server's log, comes through on this process's stderr.
+import { text } from "node:stream/consumers";
 
-const transport =
-  process.argv[2] === "--stdio"
-    ? new StdioClientTransport({ command: process.argv[3], args: ["-transport", "stdio"], env: process.env })
-    : new StreamableHTTPClientTransport(new URL(process.argv[2]));
-// The SDK hands the negotiated version to the transport (HTTP sends it in a header); catch it
-// on the way, so both transports report it the same way.
-let protocolVersion;
-const setProtocolVersion = transport.setProtocolVersion?.bind(transport);
-transport.setProtocolVersion = (version) => {
-  protocolVersion = version;
-  setProtocolVersion?.(version);
-};
-const client = new Client({ name: "vaultmcp-interop", version: "1.0.0" });
-await client.connect(transport);
+const [kind, ...where] = process.argv.slice(2);
+const stdio = where[0] === "--stdio";
+const target = stdio ? where[1] : where[0];
+const plan = JSON.parse(await text(process.stdin));
+const info = { name: "vaultmcp-interop", version: "1.0.0" };
 
-const report = {
-  protocolVersion,
-  server: client.getServerVersion(),
-  tools: (await client.listTools()).tools.map((t) => t.name),
-};
-report.ping = await client.callTool({ name: "ping", arguments: {} });
-report.echoMissing = await client.callTool({ name: "echo", arguments: {} });
-if (report.tools.includes("get_note")) {
-  report.note = await client.callTool({ name: "get_note", arguments: { path: "Projects/Ideas.md" } });
-}
-if (report.tools.includes("search_vault")) {
-  // From step 6 the tool declares an outputSchema; the SDK checks structuredContent against it.
-  report.search = await client.callTool({ name: "search_vault", arguments: { query: "why is my bread dense", limit: 1 } });
-}
+const report = { calls: [] };
 try {
-  await client.callTool({ name: "no_such_tool", arguments: {} });
-  report.unknownTool = "no error";
+  const client = await connect();
+  report.server = client.getServerVersion();
+  report.tools = (await client.listTools()).tools.map((t) => t.name);
+  for (const c of plan.calls.filter((c) => report.tools.includes(c.tool))) {
+    report.calls.push({ ...c, ...(await call(client, c)) });
+  }
+  report.unknownTool = await call(client, { tool: plan.unknownTool, arguments: {} });
+  await client.close();
 } catch (err) {
-  report.unknownTool = { code: err.code, message: err.message };
+  report.error = describe(err).message;
 }
-await client.close();
 console.log(JSON.stringify(report));
+
+async function connect() {
+  if (kind === "sdk") {
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+    const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+    const transport = stdio ? new StdioClientTransport(command()) : new StreamableHTTPClientTransport(new URL(target));
+    // SDK 1.32 has no getter for the negotiated version, but hands it to the transport (HTTP
+    // sends it in a header): catch it on the way, so both transports report it.
+    const setProtocolVersion = transport.setProtocolVersion?.bind(transport);
+    transport.setProtocolVersion = (version) => {
+      report.protocolVersion = version;
+      setProtocolVersion?.(version);
+    };
+    const client = new Client(info);
+    await client.connect(transport);
+    return client;
+  }
+  const mode = { "v2-pin": { pin: "2026-07-28" }, "v2-auto": "auto" }[kind];
+  if (!mode) {
+    throw new Error(`unknown client ${JSON.stringify(kind)}; use sdk, v2-pin or v2-auto`);
+  }
+  const { Client, StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
+  const { StdioClientTransport } = await import("@modelcontextprotocol/client/stdio");
+  const client = new Client(info, { versionNegotiation: { mode } });
+  await client.connect(stdio ? new StdioClientTransport(command()) : new StreamableHTTPClientTransport(new URL(target)));
+  report.protocolVersion = client.getNegotiatedProtocolVersion();
+  return client;
+}
+
+function command() {
+  return { command: target, args: ["-transport", "stdio"], env: process.env };
+}
+
+// call runs one tools/call and records its result, or the protocol error it threw. A call with
+// `until` is repeated, for up to 10 s, until its text holds that: a step that indexes in the
+// background may still be catching up.
+async function call(client, c) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    let got;
+    try {
+      got = { result: await client.callTool({ name: c.tool, arguments: c.arguments }) };
+    } catch (err) {
+      got = { error: describe(err) };
+    }
+    const said = (got.result?.content ?? []).map((item) => item.text ?? "").join("\n");
+    if (!c.until || said.includes(c.until) || Date.now() > deadline) {
+      return got;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+// describe keeps what a Go test can read of an error: the JSON-RPC code, when it is one, and
+// a message that names the error's class (SdkError, ProtocolError...) and any SDK code.
+function describe(err) {
+  const rpc = typeof err?.code === "number";
+  const name = [err?.constructor?.name, rpc ? undefined : err?.code].filter(Boolean).join(" ");
+  return { code: rpc ? err.code : undefined, message: `${name}: ${err?.message ?? err}` };
+}

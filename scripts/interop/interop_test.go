@@ -1,32 +1,82 @@
-// Package interop checks that every step works with the official MCP TypeScript client as it
-// is: client.mjs connects with the SDK's Streamable HTTP transport (and its stdio transport,
-// for the steps that offer -transport stdio) and reports what it saw.
+// Package interop checks that every step works with the official MCP TypeScript clients as
+// they are, from both revisions of the protocol: the SDK 1.32 (the 2025-11-25 initialize
+// handshake), and the client 2.4 pinned to 2026-07-28 and in auto mode. Each one connects over
+// Streamable HTTP and, for the steps that offer -transport stdio, over stdio, where it starts
+// the server itself as Claude Desktop would. Each lists the tools, calls every one with valid
+// and with bad arguments (tools_test.go), and calls a tool that does not exist.
+//
+// The clients run in client.mjs, one node process per step, transport and client, which
+// reports what it saw as JSON, checked here.
 package interop
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"vaultmcp/scripts/transcript"
 )
 
+// client is one official MCP client, and how the test drives it.
+type client struct {
+	name    string // in test names and in the title of the note it creates
+	about   string // in failure messages
+	version string // the protocol revision it must end up on with these (dual-era) steps
+	drive   func(ctx context.Context, s server, p plan) (report, error)
+}
+
+// server is a step as a client reaches it: at url, or (url "") started by the client itself
+// on stdio, from exe with env added to the environment.
+type server struct {
+	url string
+	exe string
+	env []string
+	log string // a file for the client's stderr; over stdio the server's log goes there too
+}
+
+// plan is what a client is to do after listing the tools: Calls, in order, for the tools the
+// server listed; then call UnknownTool.
+type plan struct {
+	Calls       []call `json:"calls"`
+	UnknownTool string `json:"unknownTool"`
+}
+
+type call struct {
+	Tool      string         `json:"tool"`
+	Arguments map[string]any `json:"arguments"`
+	Until     string         `json:"until,omitempty"` // repeat, for up to 10 s, until the text holds this
+	Want      string         `json:"want,omitempty"`  // valid arguments: the text must hold this
+	Bad       bool           `json:"bad,omitempty"`   // bad arguments: the result must be a tool error
+}
+
+// report is what a client saw.
 type report struct {
 	ProtocolVersion string            `json:"protocolVersion"`
-	Server          map[string]string `json:"server"`
+	Server          map[string]string `json:"server"` // name and version
 	Tools           []string          `json:"tools"`
-	Ping            toolResult        `json:"ping"`
-	EchoMissing     toolResult        `json:"echoMissing"`
-	Note            *toolResult       `json:"note"`
-	Search          *toolResult       `json:"search"`
-	UnknownTool     struct {
-		Code int `json:"code"`
-	} `json:"unknownTool"`
+	Calls           []answer          `json:"calls"`
+	UnknownTool     answer            `json:"unknownTool"`
+	Error           string            `json:"error"` // why the client gave up, if it did
+}
+
+// answer is a call and what came back: a result, or a protocol error.
+type answer struct {
+	call
+	Result *toolResult `json:"result"`
+	Error  *rpcError   `json:"error"`
+}
+
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
 }
 
 type toolResult struct {
@@ -34,124 +84,305 @@ type toolResult struct {
 	IsError bool                    `json:"isError"`
 }
 
-func TestOfficialTypeScriptClient(t *testing.T) {
+func (r *toolResult) text() string {
+	var texts []string
+	for _, c := range r.Content {
+		texts = append(texts, c.Text)
+	}
+	return strings.Join(texts, "\n")
+}
+
+// shown is the result's text as a failure message quotes it: a note can be long.
+func (r *toolResult) shown() string {
+	text := r.text()
+	if len(text) > 300 {
+		text = strings.ToValidUTF8(text[:300], "") + "…"
+	}
+	return fmt.Sprintf("%q", text)
+}
+
+func TestTypeScriptClients(t *testing.T) {
 	root, err := transcript.Root()
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(root, "scripts", "interop")
-	if _, err := exec.LookPath("node"); err != nil {
+	node := nodeBinary(t, dir)
+	// The names are client.mjs's names for them.
+	clients := []client{
+		{name: "sdk", about: "the TypeScript SDK 1.32 client", version: "2025-11-25"},
+		{name: "v2-pin", about: "the TypeScript client 2.4, pinned to 2026-07-28", version: "2026-07-28"},
+		{name: "v2-auto", about: "the TypeScript client 2.4 in auto mode", version: "2026-07-28"},
+	}
+	for i, c := range clients {
+		clients[i].drive = func(ctx context.Context, s server, p plan) (report, error) {
+			return runNode(ctx, node, dir, c.name, s, p)
+		}
+	}
+	testClients(t, root, clients)
+}
+
+// runNode runs client.mjs with the plan on its stdin, and reads the report it prints.
+func runNode(ctx context.Context, node, dir, kind string, s server, p plan) (report, error) {
+	args := []string{"client.mjs", kind, s.url}
+	if s.url == "" {
+		args = []string{"client.mjs", kind, "--stdio", s.exe}
+	}
+	cmd := exec.CommandContext(ctx, node, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), s.env...)
+	in, err := json.Marshal(p)
+	if err != nil {
+		return report{}, err
+	}
+	cmd.Stdin = bytes.NewReader(in)
+	// Over stdio the server's log comes through node's stderr.
+	logFile, err := os.Create(s.log)
+	if err != nil {
+		return report{}, err
+	}
+	defer logFile.Close()
+	cmd.Stderr = logFile
+	out, err := cmd.Output()
+	if err != nil {
+		return report{}, fmt.Errorf("node %s: %v", strings.Join(args, " "), err)
+	}
+	var r report
+	if err := json.Unmarshal(out, &r); err != nil {
+		return report{}, fmt.Errorf("node %s printed %q, not a report: %v", strings.Join(args, " "), out, err)
+	}
+	return r, nil
+}
+
+// nodeBinary returns the node that runs client.mjs: the Node 22 npm installs beside the
+// clients on Linux x64, or the one on PATH. Without node or the clients it skips the test on a
+// reader's machine, where node is optional, but fails it in CI, where a skipped interop check
+// would hide a broken client.
+func nodeBinary(t *testing.T, dir string) string {
+	t.Helper()
+	for _, pkg := range []string{"sdk", "client"} {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", pkg)); err != nil {
+			skipOrFail(t, "the TypeScript MCP clients are not installed; run `make interop-deps` (make test does)")
+		}
+	}
+	if node := filepath.Join(dir, "node_modules", ".bin", "node"); isExecutable(node) {
+		return node
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
 		skipOrFail(t, "node is not installed")
 	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
-		skipOrFail(t, "the TypeScript SDK is not installed; run `npm ci` in scripts/interop (make test does)")
-	}
-	steps, err := transcript.Steps(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := t.TempDir()
-	for _, step := range steps {
-		t.Run(step.Name, func(t *testing.T) {
-			exe, err := transcript.Build(context.Background(), root, step, bin)
-			if err != nil {
-				t.Fatal(err)
-			}
-			env := []string{"VAULT_PATH=" + filepath.Join(root, "sample-vault"), "VAULTMCP_EMBEDDER=offline"}
-			srv, err := transcript.Start(exe, slices.Concat(env, []string{"VAULTMCP_DB=" + filepath.Join(t.TempDir(), "index.db")}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer srv.Stop()
-			cmd := exec.Command("node", "client.mjs", srv.URL)
-			cmd.Dir = dir
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("the TypeScript client failed: %v\n%s\nserver log:\n%s", err, stderrOf(err), srv.Logs())
-			}
-			check(t, out)
-
-			// A step that also speaks stdio (-transport stdio, from step 10) must look the
-			// same to the client there: the SDK starts it itself, as Claude Desktop would.
-			if usage, _ := exec.Command(exe, "-h").CombinedOutput(); !strings.Contains(string(usage), "-transport") {
-				return
-			}
-			t.Run("stdio", func(t *testing.T) {
-				cmd := exec.Command("node", "client.mjs", "--stdio", exe)
-				cmd.Dir = dir
-				// The server inherits the client's environment (see client.mjs), with an index
-				// of its own: the HTTP server above still holds its database.
-				cmd.Env = slices.Concat(os.Environ(), env, []string{"VAULTMCP_DB=" + filepath.Join(t.TempDir(), "index.db")})
-				out, err := cmd.Output()
-				if err != nil {
-					// The server's log is in the client's stderr: the SDK lets it through.
-					t.Fatalf("the TypeScript client over stdio failed: %v\n%s", err, stderrOf(err))
-				}
-				check(t, out)
-			})
-		})
-	}
+	return node
 }
 
-// check reads the client's report and checks what every step must show it.
-func check(t *testing.T, out []byte) {
-	t.Helper()
-	var got report
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatalf("client printed %q: %v", out, err)
-	}
-	if got.ProtocolVersion != "2025-11-25" {
-		t.Errorf("negotiated protocol version %q, want 2025-11-25 (the SDK's latest)", got.ProtocolVersion)
-	}
-	if got.Server["name"] != "vaultmcp" {
-		t.Errorf("serverInfo = %v", got.Server)
-	}
-	if !slices.Contains(got.Tools, "ping") || !slices.Contains(got.Tools, "echo") {
-		t.Errorf("tools = %v, want ping and echo among them", got.Tools)
-	}
-	if len(got.Ping.Content) != 1 || got.Ping.Content[0].Text != "pong" || got.Ping.IsError {
-		t.Errorf("ping = %+v", got.Ping)
-	}
-	if !got.EchoMissing.IsError {
-		t.Errorf("echo without text = %+v, want isError", got.EchoMissing)
-	}
-	if got.UnknownTool.Code != -32602 {
-		t.Errorf("unknown tool: code %d, want -32602", got.UnknownTool.Code)
-	}
-	if slices.Contains(got.Tools, "search_vault") {
-		if got.Search == nil || got.Search.IsError || !strings.Contains(got.Search.text(), "Dense loaf troubleshooting") {
-			t.Errorf("search_vault = %+v", got.Search)
-		}
-	}
-	if slices.Contains(got.Tools, "get_note") {
-		if got.Note == nil || got.Note.IsError || !strings.Contains(got.Note.text(), "Project ideas") {
-			t.Errorf("get_note = %+v", got.Note)
-		}
-	}
+func isExecutable(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.Mode()&0o111 != 0
 }
 
-// text is the result's last text: from step 9, text from the vault follows a notice that
-// says it is data.
-func (r *toolResult) text() string {
-	if len(r.Content) == 0 {
-		return ""
-	}
-	return r.Content[len(r.Content)-1].Text
-}
-
-// skipOrFail skips on a reader's machine, where node is optional, but fails in CI, where a
-// skipped interop check would hide a broken client.
 func skipOrFail(t *testing.T, why string) {
 	t.Helper()
 	if os.Getenv("CI") != "" {
 		t.Fatalf("%s (CI must run this check)", why)
 	}
-	t.Skipf("%s; skipping the TypeScript client check", why)
+	t.Skipf("%s; skipping the TypeScript clients", why)
 }
 
-func stderrOf(err error) string {
-	if exit, ok := err.(*exec.ExitError); ok {
-		return string(exit.Stderr)
+// testClients drives every step with every client, over HTTP and, where the step offers it,
+// over stdio. Each run has a private copy of the sample vault and its own index.
+func testClients(t *testing.T, root string, clients []client) {
+	steps, err := transcript.Steps(root)
+	if err != nil || len(steps) == 0 {
+		t.Fatalf("no steps found under %s: %v", root, err)
 	}
-	return ""
+	for _, step := range steps {
+		t.Run(step.Name, func(t *testing.T) {
+			t.Parallel() // each run has its own port, vault and index
+			exe, stdio := binary(t, root, step)
+			transports := []string{"http"}
+			if stdio {
+				transports = append(transports, "stdio")
+			}
+			for _, transport := range transports {
+				for _, c := range clients {
+					t.Run(transport+"/"+c.name, func(t *testing.T) {
+						testClient(t, root, step.Name, exe, transport, c)
+					})
+				}
+			}
+		})
+	}
+}
+
+func testClient(t *testing.T, root, step, exe, transport string, c client) {
+	dir := t.TempDir()
+	vault := filepath.Join(dir, "vault")
+	if err := os.CopyFS(vault, os.DirFS(filepath.Join(root, "sample-vault"))); err != nil {
+		t.Fatalf("copy the sample vault: %v", err)
+	}
+	s := server{
+		exe: exe,
+		env: []string{"VAULT_PATH=" + vault, "VAULTMCP_DB=" + filepath.Join(dir, "index.db"), "VAULTMCP_EMBEDDER=offline"},
+		log: filepath.Join(dir, "stderr.log"),
+	}
+	var srv *transcript.Server
+	if transport == "http" {
+		var err error
+		if srv, err = transcript.Start(exe, s.env); err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Stop()
+		s.url = srv.URL
+	}
+
+	p := newPlan(fmt.Sprintf("Interop note from %s over %s", c.name, transport))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	got, err := c.drive(ctx, s, p)
+	var problems []string
+	if err != nil {
+		problems = []string{err.Error()}
+	} else {
+		problems = check(got, c.version)
+	}
+	if len(problems) == 0 {
+		return
+	}
+	msg := fmt.Sprintf("%s, over %s, on %s:\n  %s", c.about, transport, step, strings.Join(problems, "\n  "))
+	stderr, _ := os.ReadFile(s.log)
+	if srv != nil {
+		msg += "\nserver log:\n" + srv.Logs()
+		if len(stderr) > 0 {
+			msg += "client stderr:\n" + string(stderr)
+		}
+	} else {
+		msg += "\nserver log (with anything the client wrote to stderr):\n" + string(stderr)
+	}
+	t.Error(msg)
+}
+
+func newPlan(title string) plan {
+	p := plan{UnknownTool: "no_such_tool"}
+	for _, tc := range toolCases(title) {
+		good := call{Tool: tc.tool, Arguments: tc.args, Want: tc.want}
+		if tc.settle {
+			good.Until = tc.want
+		}
+		p.Calls = append(p.Calls, good)
+		for _, args := range tc.bad {
+			p.Calls = append(p.Calls, call{Tool: tc.tool, Arguments: args, Bad: true})
+		}
+	}
+	return p
+}
+
+// check returns what is wrong with a report, one line each.
+func check(r report, version string) (problems []string) {
+	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	if r.Error != "" {
+		add("the client gave up: %s", r.Error)
+		return problems
+	}
+	if r.ProtocolVersion != version {
+		add("negotiated protocol version %q, want %q", r.ProtocolVersion, version)
+		if version >= "2026-07-28" && r.ProtocolVersion < version {
+			add("(the client fell back to the 2025 initialize handshake: the server did not take server/discover for %s)", version)
+		}
+	}
+	if r.Server["name"] != "vaultmcp" {
+		add("the server calls itself %v, want name vaultmcp", r.Server)
+	}
+	known := map[string]bool{}
+	for _, tc := range toolCases("") {
+		known[tc.tool] = true
+	}
+	called := map[string]bool{}
+	for _, a := range r.Calls {
+		called[a.Tool] = true
+	}
+	for _, tool := range r.Tools {
+		switch {
+		case !known[tool]:
+			add("the server lists %s, which toolCases (tools_test.go) has no entry for: give it valid and bad arguments there", tool)
+		case !called[tool]:
+			add("the client never called %s, which the server lists", tool)
+		}
+	}
+	for _, a := range r.Calls {
+		args, _ := json.Marshal(a.Arguments)
+		switch {
+		case a.Error != nil:
+			add("%s %s: protocol error %d %q, want a result", a.Tool, args, a.Error.Code, a.Error.Message)
+		case a.Result == nil:
+			add("%s %s: no result and no error", a.Tool, args)
+		case a.Bad && !a.Result.IsError:
+			add("%s %s: %s, want a tool error (isError) the model can act on", a.Tool, args, a.Result.shown())
+		case !a.Bad && (a.Result.IsError || !strings.Contains(a.Result.text(), a.Want)):
+			add("%s %s: isError %v, %s; want a success holding %q", a.Tool, args, a.Result.IsError, a.Result.shown(), a.Want)
+		}
+	}
+	// An unknown tool is a protocol error, not a tool error: -32602, invalid params.
+	if u := r.UnknownTool; u.Error == nil || u.Error.Code != -32602 {
+		add("calling a tool that does not exist: %s, want protocol error -32602", describe(u))
+	}
+	return problems
+}
+
+func describe(a answer) string {
+	switch {
+	case a.Error != nil:
+		return fmt.Sprintf("protocol error %d %q", a.Error.Code, a.Error.Message)
+	case a.Result != nil:
+		return fmt.Sprintf("a result, isError %v, %s", a.Result.IsError, a.Result.shown())
+	}
+	return "no answer"
+}
+
+// binDir holds the step binaries, built once per test run.
+var binDir string
+
+var (
+	buildMu sync.Mutex
+	builds  = map[string]*build{} // by step name
+)
+
+type build struct {
+	once  sync.Once
+	exe   string
+	stdio bool // its -h mentions -transport: it serves stdio too
+	err   error
+}
+
+// binary builds a step once per test run, and says whether it offers -transport stdio.
+func binary(t *testing.T, root string, step transcript.Step) (exe string, stdio bool) {
+	t.Helper()
+	buildMu.Lock()
+	b, ok := builds[step.Name]
+	if !ok {
+		b = &build{}
+		builds[step.Name] = b
+	}
+	buildMu.Unlock()
+	b.once.Do(func() {
+		if b.exe, b.err = transcript.Build(context.Background(), root, step, binDir); b.err == nil {
+			usage, _ := exec.Command(b.exe, "-h").CombinedOutput()
+			b.stdio = strings.Contains(string(usage), "-transport")
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.exe, b.stdio
+}
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "vaultmcp-interop-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
