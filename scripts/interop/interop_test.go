@@ -1,12 +1,13 @@
-// Package interop checks that every step works with the official MCP TypeScript clients as
-// they are, from both revisions of the protocol: the SDK 1.32 (the 2025-11-25 initialize
-// handshake), and the client 2.4 pinned to 2026-07-28 and in auto mode. Each one connects over
-// Streamable HTTP and, for the steps that offer -transport stdio, over stdio, where it starts
-// the server itself as Claude Desktop would. Each lists the tools, calls every one with valid
-// and with bad arguments (tools_test.go), and calls a tool that does not exist.
+// Package interop checks that every step works with the official MCP clients as they are,
+// from both revisions of the protocol: the TypeScript SDK 1.32 (the 2025-11-25 initialize
+// handshake), the TypeScript client 2.4 pinned to 2026-07-28 and in auto mode, and the Go
+// SDK's client (2026-07-28 by default). Each one connects over Streamable HTTP and, for the
+// steps that offer -transport stdio, over stdio, where it starts the server itself as Claude
+// Desktop would. Each lists the tools, calls every one with valid and with bad arguments
+// (tools_test.go), and calls a tool that does not exist.
 //
-// The clients run in client.mjs, one node process per step, transport and client, which
-// reports what it saw as JSON, checked here.
+// The TypeScript clients run in client.mjs, one node process per step, transport and client;
+// the Go SDK runs in this process (gosdk_test.go). Both report the same way, checked here.
 package interop
 
 import (
