@@ -156,9 +156,8 @@ func runNode(ctx context.Context, node, dir, kind string, s server, p plan) (rep
 }
 
 // nodeBinary returns the node that runs client.mjs: the Node 22 npm installs beside the
-// clients on Linux x64, or the one on PATH. Without node or the clients it skips the test on a
-// reader's machine, where node is optional, but fails it in CI, where a skipped interop check
-// would hide a broken client.
+// clients on Linux x64, or the one on PATH (the clients need Node 20 or later). Without node
+// or the clients, it skips or fails the test (skipOrFail).
 func nodeBinary(t *testing.T, dir string) string {
 	t.Helper()
 	for _, pkg := range []string{"sdk", "client"} {
@@ -181,12 +180,14 @@ func isExecutable(path string) bool {
 	return err == nil && info.Mode()&0o111 != 0
 }
 
+// skipOrFail skips on a reader's machine, where node is optional, but fails in CI, where a
+// skipped interop check would hide a broken client.
 func skipOrFail(t *testing.T, why string) {
 	t.Helper()
 	if os.Getenv("CI") != "" {
 		t.Fatalf("%s (CI must run this check)", why)
 	}
-	t.Skipf("%s; skipping the TypeScript clients", why)
+	t.Skipf("%s; skipping this check", why)
 }
 
 // testClients drives every step with every client, over HTTP and, where the step offers it,
