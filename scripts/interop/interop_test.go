@@ -314,7 +314,7 @@ func check(r report, version string) (problems []string) {
 		args, _ := json.Marshal(a.Arguments)
 		switch {
 		case a.Error != nil:
-			add("%s %s: protocol error %d %q, want a result", a.Tool, args, a.Error.Code, a.Error.Message)
+			add("%s %s: %s, want a result", a.Tool, args, describe(a))
 		case a.Result == nil:
 			add("%s %s: no result and no error", a.Tool, args)
 		case a.Bad && !a.Result.IsError:
@@ -332,6 +332,8 @@ func check(r report, version string) (problems []string) {
 
 func describe(a answer) string {
 	switch {
+	case a.Error != nil && a.Error.Code == 0: // no JSON-RPC code: the client's own error
+		return fmt.Sprintf("the client failed the call: %q", a.Error.Message)
 	case a.Error != nil:
 		return fmt.Sprintf("protocol error %d %q", a.Error.Code, a.Error.Message)
 	case a.Result != nil:
