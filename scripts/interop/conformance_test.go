@@ -355,7 +355,7 @@ func conformanceNode(dir string) (string, error) {
 	out, err := exec.Command(node, "--version").Output()
 	var major int
 	if _, scanErr := fmt.Sscanf(string(out), "v%d", &major); err != nil || scanErr != nil || major < 22 {
-		return "", fmt.Errorf("%s is %q and the conformance suites need Node >= 22; install Node 22", node, bytes.TrimSpace(out))
+		return "", fmt.Errorf("%s is %q and the conformance suites need Node >= 22; run `make interop-deps` (it brings Node 22 on Linux x64) or install Node 22", node, bytes.TrimSpace(out))
 	}
 	return node, nil
 }
