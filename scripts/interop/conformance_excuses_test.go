@@ -46,6 +46,12 @@ var excuses = []excuse{
 	notOffered("server-stateless", "sep-2575-server-sends-tools-list-changed-on-subscription", "SKIPPED", "tools.listChanged",
 		"our tool list never changes while the server runs, so it declares no tools.listChanged"),
 
+	// A server with nothing to announce may answer subscriptions/listen with -32601 (step 1,
+	// which has no streams at all): the suite then calls the listen checks not applicable.
+	nothingToListenFor("sep-2575-server-sends-subscription-ack"),
+	nothingToListenFor("sep-2575-server-tags-subscription-id"),
+	nothingToListenFor("sep-2575-server-honors-notification-filter"),
+
 	// A race in mcp-go v1.2.1, server/streamable_http.go (handlePost): when a client subscribes
 	// to nothing the server can deliver, subscriptions/listen queues the acknowledgement and
 	// returns at once. The goroutine that forwards notifications may already have taken the
@@ -114,6 +120,24 @@ func notOffered(scenario, id, status, feature, why string) excuse {
 			json.Unmarshal(c.Details, &d)
 			if d.Error.Code != -32601 {
 				return fmt.Errorf("the server answers -32601 method not found; it answered %d", d.Error.Code)
+			}
+			return nil
+		}}
+}
+
+// nothingToListenFor excuses a listen-stream check the suite skipped because the server
+// declares nothing a subscription could deliver, and says so.
+func nothingToListenFor(id string) excuse {
+	return excuse{revision: "2026-07-28", scenario: "server-stateless", id: id, status: "SKIPPED",
+		why: "no listChanged or subscribe capability, so subscriptions/listen is not applicable (the suite says so)",
+		while: func(s *stepServer, c conformanceCheck) error {
+			for _, f := range []string{"tools.listChanged", "prompts.listChanged", "resources.listChanged", "resources.subscribe"} {
+				if err := s.lacks(f); err != nil {
+					return err
+				}
+			}
+			if !strings.Contains(string(c.Details), "not applicable") {
+				return fmt.Errorf("the suite says subscriptions/listen is not applicable; it says %s", c.Details)
 			}
 			return nil
 		}}
