@@ -33,3 +33,19 @@ func Example() {
 	mux.Handle("/mcp", wall)
 	log.Fatal(guard.NewServer(mux).Serve(ln))
 }
+
+// Before the whole wall, a step keeps web pages out with Host and Origin alone.
+func ExampleLocal() {
+	ln, err := net.Listen("tcp", "127.0.0.1:3000")
+	if err != nil {
+		log.Fatal(err)
+	}
+	var mcpHandler http.Handler // server.NewStreamableHTTPServer(...) in a step
+	local, err := guard.Local(mcpHandler, ln.Addr(), slog.Default())
+	if err != nil {
+		log.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", local)
+	log.Fatal(http.Serve(ln, mux))
+}

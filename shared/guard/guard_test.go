@@ -26,14 +26,21 @@ type server struct {
 
 func serve(t *testing.T, inner http.Handler, cfg Config) server {
 	t.Helper()
+	return serveWith(t, func(addr net.Addr, logger *slog.Logger) (http.Handler, error) {
+		cfg.Addr, cfg.Logger = addr, logger
+		return Wrap(inner, cfg)
+	})
+}
+
+// serveWith serves the handler that wrap builds for the listener's address.
+func serveWith(t *testing.T, wrap func(net.Addr, *slog.Logger) (http.Handler, error)) server {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	logs := &syncBuffer{}
-	cfg.Addr = ln.Addr()
-	cfg.Logger = slog.New(slog.NewTextHandler(io.MultiWriter(logs, t.Output()), nil))
-	h, err := Wrap(inner, cfg)
+	h, err := wrap(ln.Addr(), slog.New(slog.NewTextHandler(io.MultiWriter(logs, t.Output()), nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,22 +167,19 @@ func checkRefusal(t *testing.T, resp *http.Response, body []byte, status int, ru
 	return reply.Error.Message
 }
 
-func TestRefusals(t *testing.T) {
-	var calls atomic.Int32
-	srv := serve(t, echo(&calls), Config{})
-	p := srv.port
-	tests := []struct {
-		name   string
-		call   call
-		status int
-		rule   string
-		text   string // in the message
-	}{
-		{"GET", call{method: "GET"}, 405, "method", "POST"},
-		{"DELETE", call{method: "DELETE"}, 405, "method", "POST"},
-		{"PUT", call{method: "PUT"}, 405, "method", "POST"},
-		{"OPTIONS, a browser's preflight", call{method: "OPTIONS", origin: []string{"http://localhost:" + p}}, 405, "method", "POST"},
+// refusal is a request the wall must refuse, and how.
+type refusal struct {
+	name   string
+	call   call
+	status int
+	rule   string
+	text   string // in the message
+}
 
+// hostAndOrigin lists the requests Local refuses, for a server on port p. Wrap must refuse
+// them the same way.
+func hostAndOrigin(p string) []refusal {
+	return []refusal{
 		// DNS rebinding: the page's origin and the Host agree, and both are the attacker's.
 		{"rebound name", call{host: "evil.example:" + p, origin: []string{"http://evil.example:" + p}}, 403, "host", "DNS rebinding"},
 		{"rebound name, no Origin", call{host: "evil.example:" + p}, 403, "host", "evil.example"},
@@ -198,6 +202,25 @@ func TestRefusals(t *testing.T) {
 		{"two origins", call{origin: []string{"http://localhost:" + p, "http://evil.example"}}, 403, "origin", "2 Origin headers"},
 		{"GET from a foreign page is an Origin refusal", call{method: "GET", origin: []string{"http://evil.example"}}, 403, "origin", ""},
 	}
+}
+
+func TestRefusals(t *testing.T) {
+	var calls atomic.Int32
+	srv := serve(t, echo(&calls), Config{})
+	p := srv.port
+	tests := append([]refusal{
+		{"GET", call{method: "GET"}, 405, "method", "POST"},
+		{"DELETE", call{method: "DELETE"}, 405, "method", "POST"},
+		{"PUT", call{method: "PUT"}, 405, "method", "POST"},
+		{"OPTIONS, a browser's preflight", call{method: "OPTIONS", origin: []string{"http://localhost:" + p}}, 405, "method", "POST"},
+	}, hostAndOrigin(p)...)
+	checkRefusals(t, srv, &calls, tests)
+}
+
+// checkRefusals sends each request to srv and checks its refusal, and that it never reached
+// the inner handler, whose calls are counted.
+func checkRefusals(t *testing.T, srv server, calls *atomic.Int32, tests []refusal) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := calls.Load()
@@ -215,29 +238,41 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
+// extraOrigins are the origins TestAllowed and TestLocal add to the server's own.
+var extraOrigins = []string{"http://localhost:6274", "HTTPS://Example.COM:443"}
+
+// allowed lists requests that pass Host and Origin on a server on port p that allows
+// extraOrigins, by name.
+func allowed(p string) map[string]call {
+	return map[string]call{
+		"no Origin, a program":         {},
+		"host localhost":               {host: "localhost:" + p},
+		"host [::1]":                   {host: "[::1]:" + p},
+		"host in capitals":             {host: "LOCALHOST:" + p},
+		"own page":                     {origin: []string{"http://localhost:" + p}},
+		"own page by address":          {origin: []string{"http://127.0.0.1:" + p}},
+		"own page by IPv6 address":     {origin: []string{"http://[::1]:" + p}},
+		"own page, host in capitals":   {origin: []string{"http://LocalHost:" + p}},
+		"added origin":                 {origin: []string{"http://localhost:6274"}},
+		"added origin, default port":   {origin: []string{"https://example.com"}},
+		"added origin, host localhost": {host: "localhost:" + p, origin: []string{"http://localhost:6274"}},
+	}
+}
+
 func TestAllowed(t *testing.T) {
 	var calls atomic.Int32
-	srv := serve(t, echo(&calls), Config{Origins: []string{"http://localhost:6274", "HTTPS://Example.COM:443"}})
-	p := srv.port
-	tests := []struct {
-		name string
-		call call
-	}{
-		{"no Origin, a program", call{}},
-		{"host localhost", call{host: "localhost:" + p}},
-		{"host [::1]", call{host: "[::1]:" + p}},
-		{"host in capitals", call{host: "LOCALHOST:" + p}},
-		{"own page", call{origin: []string{"http://localhost:" + p}}},
-		{"own page by address", call{origin: []string{"http://127.0.0.1:" + p}}},
-		{"own page by IPv6 address", call{origin: []string{"http://[::1]:" + p}}},
-		{"own page, host in capitals", call{origin: []string{"http://LocalHost:" + p}}},
-		{"added origin", call{origin: []string{"http://localhost:6274"}}},
-		{"added origin, default port", call{origin: []string{"https://example.com"}}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+	srv := serve(t, echo(&calls), Config{Origins: extraOrigins})
+	checkAllowed(t, srv, &calls, allowed(srv.port))
+}
+
+// checkAllowed sends each request to srv and checks that it reached the inner handler once,
+// unchanged, and that nothing was logged as refused.
+func checkAllowed(t *testing.T, srv server, calls *atomic.Int32, tests map[string]call) {
+	t.Helper()
+	for name, c := range tests {
+		t.Run(name, func(t *testing.T) {
 			before := calls.Load()
-			resp, body := tt.call.do(t, srv.url)
+			resp, body := c.do(t, srv.url)
 			if resp.StatusCode != http.StatusOK || string(body) != message {
 				t.Fatalf("status %d, body %s; want 200 and the request's body back", resp.StatusCode, body)
 			}
