@@ -1,0 +1,168 @@
+// Package jsonrpc holds an MCP endpoint to JSON-RPC 2.0 and the rules MCP adds to it: one
+// message per request, never a batch, and ids that are strings or integers, never null.
+//
+// mcp-go v1.2.1 is lenient where MCP is strict. It reads a batch as a parse error, takes a
+// request with a null id for a notification, and answers an initialize without a protocol
+// version as if it had asked for 2025-03-26. Strict reads each message before mcp-go does
+// and answers those itself, the way the specification asks; what passes reaches mcp-go
+// byte for byte.
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+)
+
+// The error codes Strict answers with, from JSON-RPC 2.0.
+const (
+	codeParseError     = -32700 // the body is not JSON
+	codeInvalidRequest = -32600 // JSON, but not a message MCP allows
+	codeInvalidParams  = -32602
+)
+
+// firstModernVersion is the first MCP revision without initialize. Versions are dates, so
+// they compare as strings.
+const firstModernVersion = "2026-07-28"
+
+// Strict returns a handler that checks every POST body before next reads it, and answers
+// itself a body that is not one JSON-RPC message MCP allows. It reads at most maxBody bytes,
+// and answers a longer body with 413. Everything else reaches next unchanged, with the same
+// body.
+func Strict(next http.Handler, maxBody int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			writeError(w, http.StatusRequestEntityTooLarge, nil, codeInvalidRequest, fmt.Sprintf(
+				"the body is larger than %d bytes; an MCP message is far smaller", maxBody))
+			return
+		}
+		if err != nil {
+			writeError(w, http.StatusBadRequest, nil, codeInvalidRequest, "cannot read the body: "+err.Error())
+			return
+		}
+		if !json.Valid(body) {
+			writeError(w, http.StatusBadRequest, nil, codeParseError, "the body is not valid JSON")
+			return
+		}
+		if status, id, code, problem := check(body, r.Header); problem != "" {
+			writeError(w, status, id, code, problem)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// message is any JSON-RPC message, each member kept as the client wrote it; a member that
+// is absent stays nil, and one that is null holds "null".
+type message struct {
+	JSONRPC json.RawMessage `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  json.RawMessage `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// check looks at a body that is valid JSON, and returns what to answer when MCP forbids it:
+// the HTTP status, the id to answer with (nil for none), the error code and the problem.
+// problem is "" when the message may pass.
+func check(body []byte, header http.Header) (status int, id json.RawMessage, code int, problem string) {
+	switch bytes.TrimSpace(body)[0] {
+	case '[':
+		// JSON-RPC allows batches, but MCP removed them in 2025-06-18.
+		return http.StatusBadRequest, nil, codeInvalidRequest, "batches are not supported; send one JSON-RPC message per request"
+	case '{':
+	default:
+		return http.StatusBadRequest, nil, codeInvalidRequest, `the body must be one JSON-RPC message: an object with "jsonrpc", "method" and, for a request, "id"`
+	}
+	var msg message
+	json.Unmarshal(body, &msg) // cannot fail: a JSON object, and every member kept raw
+
+	// A request with an id we cannot echo is answered without one.
+	if isStringOrInteger(msg.ID) {
+		id = msg.ID
+	}
+	var version, method string
+	json.Unmarshal(msg.JSONRPC, &version) // left "" unless a string
+	json.Unmarshal(msg.Method, &method)
+	switch {
+	case version != "2.0":
+		return http.StatusBadRequest, id, codeInvalidRequest, `"jsonrpc" must be "2.0"`
+	case msg.ID != nil && id == nil:
+		// JSON-RPC allows null; MCP does not, because a null id cannot tell two requests
+		// apart. mcp-go would take this request for a notification and never answer it.
+		return http.StatusBadRequest, nil, codeInvalidRequest, `"id" must be a string or an integer`
+	case msg.Method == nil && (msg.ID == nil || (msg.Result == nil && msg.Error == nil)):
+		// Without a method it can only be a response, which has an id and a result or an
+		// error. mcp-go would accept this one with 202 and drop it.
+		return http.StatusBadRequest, id, codeInvalidRequest, `"method" is missing`
+	case msg.Method != nil && !isString(msg.Method):
+		return http.StatusBadRequest, id, codeInvalidRequest, `"method" must be a string`
+	case method == "initialize" && id != nil && !hasProtocolVersion(msg.Params) &&
+		header.Get("MCP-Protocol-Version") < firstModernVersion:
+		// mcp-go would pick 2025-03-26 for the client. An error is an ordinary answer to a
+		// request, so it comes with 200, as mcp-go's own do. (From 2026-07-28 on there is
+		// no initialize, and mcp-go says so.)
+		return http.StatusOK, id, codeInvalidParams, `initialize needs params.protocolVersion, for example "2025-11-25"`
+	}
+	return 0, nil, 0, ""
+}
+
+// isStringOrInteger reports whether raw is an id MCP allows. A number with a fraction is
+// refused; 7.0 is the integer 7.
+func isStringOrInteger(raw json.RawMessage) bool {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if d.Decode(&v) != nil {
+		return false
+	}
+	switch v := v.(type) {
+	case string:
+		return true
+	case json.Number:
+		f, err := strconv.ParseFloat(string(v), 64)
+		return err == nil && f == math.Trunc(f)
+	}
+	return false
+}
+
+// isString reports whether raw is a JSON string; null is not one.
+func isString(raw json.RawMessage) bool {
+	return len(raw) > 0 && raw[0] == '"'
+}
+
+// hasProtocolVersion reports whether params holds a protocolVersion that is a string.
+func hasProtocolVersion(params json.RawMessage) bool {
+	var p struct {
+		ProtocolVersion *string `json:"protocolVersion"`
+	}
+	return json.Unmarshal(params, &p) == nil && p.ProtocolVersion != nil && *p.ProtocolVersion != ""
+}
+
+// writeError answers with a JSON-RPC error. A nil id is left out: the request's id could not
+// be read, and MCP, unlike JSON-RPC, has no null ids, not even in errors.
+func writeError(w http.ResponseWriter, status int, id json.RawMessage, code int, message string) {
+	type errorObject struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id,omitempty"`
+		Error   errorObject     `json:"error"`
+	}{"2.0", id, errorObject{code, message}})
+}

@@ -1,0 +1,132 @@
+package jsonrpc
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// serveStrict sends body to Strict in front of a handler that records what reached it.
+func serveStrict(t *testing.T, method, body string, header http.Header) (rec *httptest.ResponseRecorder, reached *string) {
+	t.Helper()
+	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		reached = &s
+		w.WriteHeader(http.StatusTeapot)
+	})
+	req := httptest.NewRequest(method, "/mcp", strings.NewReader(body))
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	rec = httptest.NewRecorder()
+	Strict(next, 100).ServeHTTP(rec, req)
+	return rec, reached
+}
+
+func TestStrictRefuses(t *testing.T) {
+	tests := []struct {
+		body   string
+		header http.Header
+		status int
+		id     string // the answer's id, as JSON; "" for none
+		code   int
+		text   string // in the message
+	}{
+		{`{"jsonrpc":"2.0","id":10,`, nil, 400, "", -32700, "not valid JSON"},
+		{``, nil, 400, "", -32700, "not valid JSON"},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"}{"jsonrpc":"2.0","id":2,"method":"ping"}`, nil, 400, "", -32700, "not valid JSON"},
+		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, nil, 400, "", -32600, "batches"},
+		{` [] `, nil, 400, "", -32600, "batches"},
+		{`"ping"`, nil, 400, "", -32600, "one JSON-RPC message"},
+		{`7`, nil, 400, "", -32600, "one JSON-RPC message"},
+		{`null`, nil, 400, "", -32600, "one JSON-RPC message"},
+		{`{"jsonrpc":"1.0","id":11,"method":"ping"}`, nil, 400, "11", -32600, `"2.0"`},
+		{`{"id":11,"method":"ping"}`, nil, 400, "11", -32600, `"2.0"`},
+		{`{"jsonrpc":2,"id":"a","method":"ping"}`, nil, 400, `"a"`, -32600, `"2.0"`},
+		{`{"jsonrpc":"2.0","id":null,"method":"ping"}`, nil, 400, "", -32600, "string or an integer"},
+		{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, nil, 400, "", -32600, "string or an integer"},
+		{`{"jsonrpc":"2.0","id":{},"method":"ping"}`, nil, 400, "", -32600, "string or an integer"},
+		{`{"jsonrpc":"2.0","id":[1],"method":"ping"}`, nil, 400, "", -32600, "string or an integer"},
+		{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, nil, 400, "", -32600, "string or an integer"},
+		{`{"jsonrpc":"2.0","id":1e400,"method":"ping"}`, nil, 400, "", -32600, "string or an integer"},
+		{`{"jsonrpc":"2.0","id":12}`, nil, 400, "12", -32600, `"method" is missing`},
+		{`{"jsonrpc":"2.0"}`, nil, 400, "", -32600, `"method" is missing`},
+		{`{"jsonrpc":"2.0","id":12,"method":5}`, nil, 400, "12", -32600, `"method" must be a string`},
+		{`{"jsonrpc":"2.0","id":12,"method":null}`, nil, 400, "12", -32600, `"method" must be a string`},
+		{`{"jsonrpc":"2.0","id":1,"method":"initialize"}`, nil, 200, "1", -32602, "params.protocolVersion"},
+		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":null}`, nil, 200, "1", -32602, "params.protocolVersion"},
+		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, nil, 200, "1", -32602, "params.protocolVersion"},
+		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":""}}`, nil, 200, "1", -32602, "params.protocolVersion"},
+		{`{"jsonrpc":"2.0","id":"x","method":"initialize","params":{"protocolVersion":5}}`, nil, 200, `"x"`, -32602, "params.protocolVersion"},
+		{`{"jsonrpc":"2.0","id":1,"method":"initialize"}`, http.Header{"Mcp-Protocol-Version": {"2025-11-25"}}, 200, "1", -32602, "params.protocolVersion"},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 100) + `"}}`, nil, 413, "", -32600, "larger than 100 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.body, func(t *testing.T) {
+			rec, reached := serveStrict(t, http.MethodPost, tt.body, tt.header)
+			if reached != nil {
+				t.Fatalf("the body reached the next handler")
+			}
+			if rec.Code != tt.status {
+				t.Errorf("status %d, want %d", rec.Code, tt.status)
+			}
+			if ct := rec.Header().Get("Content-Type"); ct != "application/json" {
+				t.Errorf("Content-Type %q, want application/json", ct)
+			}
+			var reply struct {
+				JSONRPC string          `json:"jsonrpc"`
+				ID      json.RawMessage `json:"id"`
+				Error   struct {
+					Code    int    `json:"code"`
+					Message string `json:"message"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal(rec.Body.Bytes(), &reply); err != nil {
+				t.Fatalf("the answer is not JSON: %v\n%s", err, rec.Body)
+			}
+			if reply.JSONRPC != "2.0" || string(reply.ID) != tt.id || reply.Error.Code != tt.code || !strings.Contains(reply.Error.Message, tt.text) {
+				t.Errorf("answer %s; want id %s, code %d and a message with %q", rec.Body, tt.id, tt.code, tt.text)
+			}
+		})
+	}
+}
+
+func TestStrictPasses(t *testing.T) {
+	tests := []struct {
+		method, body string
+		header       http.Header
+	}{
+		{"POST", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil},
+		{"POST", `  { "jsonrpc" : "2.0" , "id" : "a" , "method" : "ping" }  `, nil},
+		{"POST", `{"jsonrpc":"2.0","id":-3,"method":"ping"}`, nil},
+		{"POST", `{"jsonrpc":"2.0","id":7.0,"method":"ping"}`, nil},
+		{"POST", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil},
+		{"POST", `{"jsonrpc":"2.0","id":5,"result":{}}`, nil}, // a response
+		{"POST", `{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":"no"}}`, nil},
+		{"POST", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`, nil},
+		// From 2026-07-28 on, initialize is gone, and mcp-go says so itself.
+		{"POST", `{"jsonrpc":"2.0","id":1,"method":"initialize"}`, http.Header{"Mcp-Protocol-Version": {"2026-07-28"}}},
+		{"POST", `{"jsonrpc":"2.0","method":"initialize"}`, nil}, // a notification: nothing to answer
+		{"GET", ``, nil},
+		{"DELETE", ``, nil},
+		{"POST", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 40) + `"}}`, nil}, // 100 bytes exactly
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.body, func(t *testing.T) {
+			rec, reached := serveStrict(t, tt.method, tt.body, tt.header)
+			if reached == nil {
+				t.Fatalf("refused with %d: %s", rec.Code, rec.Body)
+			}
+			if *reached != tt.body {
+				t.Errorf("the next handler read %q, want the body unchanged", *reached)
+			}
+		})
+	}
+}
