@@ -123,8 +123,14 @@ func parseCurl(shell string) (curlRequest, string) {
 		case arg == "-H" || arg == "--header":
 			h, ok := value()
 			name, _, _ := strings.Cut(h, ":")
-			// Content-Type and Accept only say "JSON, please": stdio carries nothing else.
-			if n := strings.ToLower(strings.TrimSpace(name)); !ok || n != "content-type" && n != "accept" {
+			// Content-Type and Accept only say "JSON, please". 2026-07-28's routing headers
+			// repeat the body's revision, method and name for HTTP's proxies, and a server
+			// refuses them when they disagree (an HTTP error, which stays HTTP-only). stdio
+			// carries the body alone.
+			switch n := strings.ToLower(strings.TrimSpace(name)); {
+			case !ok:
+				return req, "it sends a header without a value"
+			case n != "content-type" && n != "accept" && n != "mcp-protocol-version" && n != "mcp-method" && n != "mcp-name":
 				return req, fmt.Sprintf("it sends the header %q", h)
 			}
 		case arg == "-X" || arg == "--request":
