@@ -10,10 +10,12 @@ SCRATCH  := $(CURDIR)/.run/vault
 VAULT    ?= $(SCRATCH)
 # From step 4 on: auto (Ollama if it answers, else offline), ollama, or offline.
 EMBEDDER ?= auto
+# From step 2 on: http, or stdio to talk to the step on its stdin and stdout.
+TRANSPORT ?= http
 
 # `make step 3` asks make for two goals, "step" and "3". Take the number from the goals and
 # turn the second goal into a no-op, so make does not look for a target called 3.
-NUMBERED := step check-step diff
+NUMBERED := step check-step diff install
 ifneq ($(filter $(NUMBERED),$(firstword $(MAKECMDGOALS))),)
   ifneq ($(word 2,$(MAKECMDGOALS)),)
     N := $(word 2,$(MAKECMDGOALS))
@@ -28,9 +30,10 @@ help: ## list the targets
 	@echo "usage: make TARGET [N]"
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
 
-step: need-step ## run step N on the sample vault at http://127.0.0.1:3000/mcp (Ctrl-C stops it)
+step: need-step ## run step N on the sample vault at http://127.0.0.1:3000/mcp, or from step 2 with TRANSPORT=stdio on stdin and stdout (Ctrl-C stops it)
 	@if [ "$(VAULT)" = "$(SCRATCH)" ]; then rm -rf "$(SCRATCH)" && mkdir -p .run && cp -R sample-vault "$(SCRATCH)"; fi
-	VAULT_PATH="$(VAULT)" VAULTMCP_EMBEDDER=$(EMBEDDER) go run ./steps/$(STEP) -addr $(ADDR)
+	@if [ "$(TRANSPORT)" != http ] && [ "$(STEP)" = 01-raw ]; then echo "step 1 speaks HTTP only; stdio starts at step 2"; exit 2; fi
+	VAULT_PATH="$(VAULT)" VAULTMCP_EMBEDDER=$(EMBEDDER) VAULTMCP_TRANSPORT=$(TRANSPORT) go run ./steps/$(STEP) -addr $(ADDR)
 
 check-step: need-step ## run step N's transcript against the server `make step N` started
 	go run ./scripts/check-step -mcp http://$(ADDR)/mcp -vault "$(VAULT)" $(N)
@@ -38,10 +41,13 @@ check-step: need-step ## run step N's transcript against the server `make step N
 diff: need-step ## show what step N adds to step N-1, and the shared code it starts using
 	@go run ./scripts/diff-step $(N)
 
-# go install would name the binary after its folder, 10-reconcile; go build -o names it.
-install: ## build step 10, the finished server, as `vaultmcp` in $(go env GOBIN) or $(go env GOPATH)/bin
+# go install would name the binary after its folder, 10-reconcile; go build -o names it. One
+# name for every step, so a client set up once starts whichever step was installed last.
+INSTALL_STEP = $(or $(STEP),10-reconcile)
+install: ## build step N (default 10, the finished server) as `vaultmcp` in $(go env GOBIN) or $(go env GOPATH)/bin, for clients
+	@if [ -n "$(N)" ] && [ -z "$(STEP)" ]; then echo "there is no step $(N); the steps are:"; ls steps; exit 2; fi
 	@bin=$$(go env GOBIN); bin=$${bin:-$$(go env GOPATH)/bin}; mkdir -p "$$bin" && \
-	  go build -o "$$bin/vaultmcp$$(go env GOEXE)" ./steps/10-reconcile && echo "installed $$bin/vaultmcp$$(go env GOEXE)"
+	  go build -o "$$bin/vaultmcp$$(go env GOEXE)" ./steps/$(INSTALL_STEP) && echo "installed step $(INSTALL_STEP) as $$bin/vaultmcp$$(go env GOEXE)"
 
 test: vet fmt cross interop-deps ## check everything: every module, every transcript, the guide
 	go test -race -count=1 work

@@ -498,20 +498,9 @@ func (f StdioFailure) Error() string {
 	return b.String()
 }
 
-// stdioDiffers lists the sections where mcp-go's stdio server answers otherwise than its HTTP
-// server, and why. They are skipped over stdio like the HTTP-only ones, and logged with the
-// reason; guide chapter 10 explains it.
-var stdioDiffers = map[string]string{
-	"errors: a request needs a method": "mcp-go's stdio server answers a message with an id and no method with " +
-		"-32601 (method not found), its HTTP server with 202 and no body; JSON-RPC asks for -32600",
-}
-
 // RunStdio runs a section on the server's session. A section with any command that cannot
 // run over stdio is not run at all: httpOnly says which and why.
 func (s *StdioServer) RunStdio(ctx context.Context, sec Section, vault string) (httpOnly string, failure *StdioFailure) {
-	if why, ok := stdioDiffers[sec.Title]; ok {
-		return why, nil
-	}
 	msgs := make([]*StdioMessage, len(sec.Commands))
 	for i, c := range sec.Commands {
 		var why string

@@ -9,7 +9,7 @@ import (
 )
 
 // TestTranscriptsOverStdio runs every transcript again over stdio, for the steps that offer
-// it (-transport stdio, from step 10): the same tools must answer the same way on both
+// it (-transport stdio, from step 2): the same tools must answer the same way on both
 // transports. Sections that check HTTP itself are skipped, and the test says which.
 func TestTranscriptsOverStdio(t *testing.T) {
 	root, steps := stepsUnderTest(t)

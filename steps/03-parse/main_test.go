@@ -28,7 +28,7 @@ func startServer(t *testing.T, vaultDir string) string {
 		return ""
 	}
 	go func() {
-		done <- run(ctx, []string{"03-parse", "-addr", "127.0.0.1:0"}, getenv, io.Discard, logWriter)
+		done <- run(ctx, []string{"03-parse", "-addr", "127.0.0.1:0"}, getenv, strings.NewReader(""), io.Discard, logWriter)
 		logWriter.Close()
 	}()
 	t.Cleanup(func() {

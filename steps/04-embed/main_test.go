@@ -31,7 +31,7 @@ func startServer(t *testing.T, vaultDir string, args ...string) string {
 		return ""
 	}
 	go func() {
-		done <- run(ctx, append([]string{"04-embed", "-addr", "127.0.0.1:0"}, args...), getenv, io.Discard, logWriter)
+		done <- run(ctx, append([]string{"04-embed", "-addr", "127.0.0.1:0"}, args...), getenv, strings.NewReader(""), io.Discard, logWriter)
 		logWriter.Close()
 	}()
 	t.Cleanup(func() {

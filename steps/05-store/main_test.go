@@ -33,7 +33,7 @@ func startServer(t *testing.T, vaultDir string, args ...string) string {
 	go func() {
 		// Each test gets its own index, outside the vault.
 		args := append([]string{"05-store", "-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "index.db")}, args...)
-		done <- run(ctx, args, getenv, io.Discard, logWriter)
+		done <- run(ctx, args, getenv, strings.NewReader(""), io.Discard, logWriter)
 		logWriter.Close()
 	}()
 	t.Cleanup(func() {
@@ -206,7 +206,7 @@ func TestStartupRefusesABadDatabase(t *testing.T) {
 		{filepath.Join(vaultDir, "index.db"), "inside the vault"},
 	} {
 		getenv := func(key string) string { return map[string]string{"VAULT_PATH": vaultDir}[key] }
-		err := run(context.Background(), []string{"05-store", "-addr", "127.0.0.1:0", "-embedder", "offline", "-db", tc.db}, getenv, io.Discard, io.Discard)
+		err := run(context.Background(), []string{"05-store", "-addr", "127.0.0.1:0", "-embedder", "offline", "-db", tc.db}, getenv, strings.NewReader(""), io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("-db %s: run = %v, want an error saying %q", tc.db, err, tc.want)
 		}

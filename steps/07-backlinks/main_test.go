@@ -34,7 +34,7 @@ func startServer(t *testing.T, vaultDir string, args ...string) string {
 	go func() {
 		// Each test gets its own index, outside the vault.
 		args := append([]string{"07-backlinks", "-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "index.db")}, args...)
-		done <- run(ctx, args, getenv, io.Discard, logWriter)
+		done <- run(ctx, args, getenv, strings.NewReader(""), io.Discard, logWriter)
 		logWriter.Close()
 	}()
 	t.Cleanup(func() {

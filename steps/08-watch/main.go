@@ -17,32 +17,40 @@ import (
 	"os/signal"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/ollama/ollama/api"
 
 	"vaultmcp/shared/embed"
+	"vaultmcp/shared/guard"
+	"vaultmcp/shared/jsonrpc"
 	"vaultmcp/shared/store"
 	"vaultmcp/shared/vault"
 	"vaultmcp/shared/watch"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// A client that launched the server over stdio ends it with SIGTERM (or by closing stdin);
+	// either way the server stops cleanly.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr); err != nil {
+	if err := run(ctx, os.Args, os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(1)
 	}
 }
 
 // run is the whole program. main only supplies the outside world, so tests can call run with
-// their own arguments, environment and output, and stop it by cancelling ctx.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+// their own arguments, environment, input and output, and stop it by cancelling ctx.
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	flags := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	flags.SetOutput(stderr)
-	addr := flags.String("addr", "127.0.0.1:3000", "address to listen on (host:port)")
+	transport := flags.String("transport", cmp.Or(getenv("VAULTMCP_TRANSPORT"), "http"),
+		"http, or stdio for a client that starts the server itself (default $VAULTMCP_TRANSPORT or http)")
+	addr := flags.String("addr", cmp.Or(getenv("VAULTMCP_ADDR"), "127.0.0.1:3000"),
+		"address to listen on with -transport http (default $VAULTMCP_ADDR or 127.0.0.1:3000)")
 	vaultDir := flags.String("vault", getenv("VAULT_PATH"), "the Obsidian vault to serve (default $VAULT_PATH)")
 	embedder := flags.String("embedder", cmp.Or(getenv("VAULTMCP_EMBEDDER"), "auto"),
 		"auto (Ollama if it answers, else offline), ollama, or offline (default $VAULTMCP_EMBEDDER or auto)")
@@ -54,6 +62,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if *vaultDir == "" {
 		return errors.New("which vault? pass -vault DIR or set VAULT_PATH")
+	}
+	if *transport != "http" && *transport != "stdio" {
+		return fmt.Errorf("unknown transport %q: use http or stdio", *transport)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 
@@ -136,18 +147,30 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	)
 	addTools(mcpServer, notes, index)
 
-	mux := http.NewServeMux()
-	// Stateless: no session ids, every POST stands alone, just as in step 1. This server never
-	// sends anything unasked, so GET, which would open that stream, is refused with 405.
-	mux.Handle("/mcp", server.NewStreamableHTTPServer(mcpServer,
-		server.WithStateLess(true),
-		server.WithDisableStreaming(true),
-	))
+	if *transport == "stdio" {
+		return serveStdio(ctx, mcpServer, stdin, stdout, logger)
+	}
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr)", *addr, err)
 	}
+	// Stateless: no session ids, every POST stands alone, just as in step 1. This server never
+	// sends anything unasked, so GET, which would open that stream, is refused with 405.
+	mcpHandler := server.NewStreamableHTTPServer(mcpServer,
+		server.WithStateLess(true),
+		server.WithDisableStreaming(true),
+	)
+	// Two checks stand in front of mcp-go, as step 1 made them by hand. jsonrpc.Strict answers
+	// the messages MCP forbids and mcp-go would accept. guard.Local refuses a request from a
+	// web page (Origin) or addressed to another name (Host); it needs the port really bound.
+	local, err := guard.Local(jsonrpc.Strict(mcpHandler, guard.DefaultMaxBody), ln.Addr(), logger)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", local)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	logger.Info("listening", "url", "http://"+ln.Addr().String()+"/mcp", "vault", notes.Dir())
 

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -26,26 +27,32 @@ import (
 	"vaultmcp/shared/embed"
 	"vaultmcp/shared/guard"
 	"vaultmcp/shared/inbox"
+	"vaultmcp/shared/jsonrpc"
 	"vaultmcp/shared/store"
 	"vaultmcp/shared/vault"
 	"vaultmcp/shared/watch"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// A client that launched the server over stdio ends it with SIGTERM (or by closing stdin);
+	// either way the server stops cleanly.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr); err != nil {
+	if err := run(ctx, os.Args, os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(1)
 	}
 }
 
 // run is the whole program. main only supplies the outside world, so tests can call run with
-// their own arguments, environment and output, and stop it by cancelling ctx.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+// their own arguments, environment, input and output, and stop it by cancelling ctx.
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	flags := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	flags.SetOutput(stderr)
-	addr := flags.String("addr", "127.0.0.1:3000", "address to listen on (host:port)")
+	transport := flags.String("transport", cmp.Or(getenv("VAULTMCP_TRANSPORT"), "http"),
+		"http, or stdio for a client that starts the server itself (default $VAULTMCP_TRANSPORT or http)")
+	addr := flags.String("addr", cmp.Or(getenv("VAULTMCP_ADDR"), "127.0.0.1:3000"),
+		"address to listen on with -transport http (default $VAULTMCP_ADDR or 127.0.0.1:3000)")
 	vaultDir := flags.String("vault", getenv("VAULT_PATH"), "the Obsidian vault to serve (default $VAULT_PATH)")
 	embedder := flags.String("embedder", cmp.Or(getenv("VAULTMCP_EMBEDDER"), "auto"),
 		"auto (Ollama if it answers, else offline), ollama, or offline (default $VAULTMCP_EMBEDDER or auto)")
@@ -61,6 +68,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if *vaultDir == "" {
 		return errors.New("which vault? pass -vault DIR or set VAULT_PATH")
+	}
+	if *transport != "http" && *transport != "stdio" {
+		return fmt.Errorf("unknown transport %q: use http or stdio", *transport)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 
@@ -151,6 +161,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	defer newNotes.Close()
 	addTools(mcpServer, notes, index, newNotes)
 
+	if *transport == "stdio" {
+		return serveStdio(ctx, mcpServer, stdin, stdout, logger)
+	}
+
 	// No authentication and no TLS: only this machine may connect.
 	if err := guard.CheckListenAddr(*addr); err != nil {
 		return err
@@ -159,10 +173,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr)", *addr, err)
 	}
-	// Every request passes the wall before mcp-go reads it: its Host and Origin, its method,
-	// how many are in flight, and its size. The Host allowlist needs the port really bound.
+	// guard.Wrap is guard.Local and the rest of the wall: the method, how many requests are in
+	// flight, and the body's size. Only what passes it all reaches jsonrpc.Strict and mcp-go.
 	mcpHandler := server.NewStreamableHTTPServer(mcpServer, server.WithStateLess(true))
-	walled, err := guard.Wrap(mcpHandler, guard.Config{Addr: ln.Addr(), Origins: splitList(*origins), Logger: logger})
+	walled, err := guard.Wrap(jsonrpc.Strict(mcpHandler, guard.DefaultMaxBody), guard.Config{Addr: ln.Addr(), Origins: splitList(*origins), Logger: logger})
 	if err != nil {
 		ln.Close()
 		return err

@@ -233,7 +233,7 @@ func TestTheWall(t *testing.T) {
 func TestRefusesToListenBeyondThisMachine(t *testing.T) {
 	getenv := func(key string) string { return map[string]string{"VAULT_PATH": t.TempDir()}[key] }
 	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0", "192.168.1.10:0"} {
-		err := run(t.Context(), []string{"09-safety", "-addr", addr, "-embedder", "offline", "-db", filepath.Join(t.TempDir(), "i.db")}, getenv, io.Discard, io.Discard)
+		err := run(t.Context(), []string{"09-safety", "-addr", addr, "-embedder", "offline", "-db", filepath.Join(t.TempDir(), "i.db")}, getenv, strings.NewReader(""), io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), "authentication") {
 			t.Errorf("-addr %s: %v, want a refusal that explains why", addr, err)
 		}

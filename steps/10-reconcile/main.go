@@ -27,6 +27,7 @@ import (
 	"vaultmcp/shared/embed"
 	"vaultmcp/shared/guard"
 	"vaultmcp/shared/inbox"
+	"vaultmcp/shared/jsonrpc"
 	"vaultmcp/shared/store"
 	"vaultmcp/shared/vault"
 	"vaultmcp/shared/watch"
@@ -34,7 +35,7 @@ import (
 
 func main() {
 	// A client that launched the server over stdio ends it with SIGTERM (or by closing stdin);
-	// either way the database is closed cleanly.
+	// either way the server stops cleanly.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args, os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
@@ -44,8 +45,7 @@ func main() {
 }
 
 // run is the whole program. main only supplies the outside world, so tests can call run with
-// their own arguments, environment, input and output, and stop it by cancelling ctx. stdin
-// is new in this step: the stdio transport reads the client's messages from it.
+// their own arguments, environment, input and output, and stop it by cancelling ctx.
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	flags := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	flags.SetOutput(stderr)
@@ -171,10 +171,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr)", *addr, err)
 	}
-	// Every request passes the wall before mcp-go reads it: its Host and Origin, its method,
-	// how many are in flight, and its size. The Host allowlist needs the port really bound.
+	// guard.Wrap is guard.Local and the rest of the wall: the method, how many requests are in
+	// flight, and the body's size. Only what passes it all reaches jsonrpc.Strict and mcp-go.
 	mcpHandler := server.NewStreamableHTTPServer(mcpServer, server.WithStateLess(true))
-	walled, err := guard.Wrap(mcpHandler, guard.Config{Addr: ln.Addr(), Origins: splitList(*origins), Logger: logger})
+	walled, err := guard.Wrap(jsonrpc.Strict(mcpHandler, guard.DefaultMaxBody), guard.Config{Addr: ln.Addr(), Origins: splitList(*origins), Logger: logger})
 	if err != nil {
 		ln.Close()
 		return err

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,17 +14,27 @@ import (
 // TestStdio runs the server as Claude Desktop does: messages in on stdin, answers out on
 // stdout, one per line, and nothing else on stdout. Closing stdin ends it cleanly.
 func TestStdio(t *testing.T) {
-	vaultDir := copySampleVault(t)
+	// A copy of the sample vault: later steps write to their vault.
+	vaultDir := filepath.Join(t.TempDir(), "vault")
+	if err := os.CopyFS(vaultDir, os.DirFS("../../sample-vault")); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{
+		"VAULT_PATH":         vaultDir,
+		"VAULTMCP_TRANSPORT": "stdio",
+		// Read only by the steps that have an index.
+		"VAULTMCP_EMBEDDER": "offline",
+		"VAULTMCP_DB":       filepath.Join(t.TempDir(), "index.db"),
+	}
 	stdin, toServer := io.Pipe()
 	fromServer, stdout := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		args := []string{"10-reconcile", "-transport", "stdio", "-vault", vaultDir, "-embedder", "offline",
-			"-db", filepath.Join(t.TempDir(), "index.db")}
-		done <- run(t.Context(), args, func(string) string { return "" }, stdin, stdout, io.Discard)
+		done <- run(t.Context(), []string{"vaultmcp"}, func(k string) string { return env[k] }, stdin, stdout, io.Discard)
 		stdout.Close()
 	}()
 	answers := bufio.NewScanner(fromServer)
+	answers.Buffer(nil, 1<<20)
 	ask := func(request string) map[string]any {
 		t.Helper()
 		if _, err := io.WriteString(toServer, request+"\n"); err != nil {
@@ -39,30 +50,25 @@ func TestStdio(t *testing.T) {
 		return msg
 	}
 
-	init := ask(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`)
+	// A 2026-07-28 client asks server/discover; a 2025 one opens with initialize.
+	discover := ask(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	if v, _ := json.Marshal(discover["result"]); !strings.Contains(string(v), `"2026-07-28"`) {
+		t.Errorf("server/discover over stdio = %s, want 2026-07-28 among the versions", v)
+	}
+	init := ask(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`)
 	if v := init["result"].(map[string]any)["protocolVersion"]; v != "2025-11-25" {
 		t.Errorf("initialize over stdio agreed on %v, want 2025-11-25", v)
 	}
 	io.WriteString(toServer, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
 
-	note := ask(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_note","arguments":{"path":"Welcome.md"}}}`)
+	note := ask(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_note","arguments":{"path":"Welcome.md"}}}`)
 	if text, _ := json.Marshal(note["result"]); !strings.Contains(string(text), "Welcome") {
 		t.Errorf("get_note over stdio = %s", text)
 	}
 	// The same checks as over HTTP: a path out of the vault is a tool error.
-	escape := ask(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_note","arguments":{"path":"../secret.md"}}}`)
+	escape := ask(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_note","arguments":{"path":"../secret.md"}}}`)
 	if escape["result"].(map[string]any)["isError"] != true {
 		t.Errorf("get_note(../secret.md) over stdio = %v, want a tool error", escape)
-	}
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
-		st := ask(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"index_status","arguments":{}}}`)
-		text, _ := json.Marshal(st)
-		if strings.Contains(string(text), `\"state\":\"ready\"`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the index was not ready within a minute: %s", text)
-		}
 	}
 
 	toServer.Close()
