@@ -1,17 +1,17 @@
 // Command diff-step shows what step N adds to step N-1: the diff of the two step folders, then
-// the source of every shared package that step N imports and step N-1 did not. Together that
+// the source of every shared declaration that step N uses and step N-1 did not. Together that
 // is everything new a reader meets in the step.
 package main
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -60,23 +60,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 	}
 	io.WriteString(stdout, withoutChecksums(string(out)))
-	before, err := sharedImports(ctx, root, prev)
-	if err != nil {
-		return err
-	}
-	after, err := sharedImports(ctx, root, step)
-	if err != nil {
-		return err
-	}
-	for _, pkg := range after {
-		if slices.Contains(before, pkg) {
-			continue
-		}
-		if err := printPackage(ctx, root, pkg, stdout); err != nil {
-			return err
-		}
-	}
-	return nil
+	return printShared(ctx, root, prev, step, stdout)
 }
 
 // withoutChecksums drops go.sum from a diff: its lines are hashes, not something to read.
@@ -95,42 +79,51 @@ func withoutChecksums(diff string) string {
 	return b.String()
 }
 
-// sharedImports lists the packages of the shared module that a step uses, directly or not.
-func sharedImports(ctx context.Context, root string, step transcript.Step) ([]string, error) {
-	cmd := exec.CommandContext(ctx, "go", "list", "-deps", "-f", "{{.ImportPath}}", "./steps/"+step.Name)
-	cmd.Dir = root
-	out, err := cmd.Output()
+// printShared prints the shared declarations that step reaches and prev did not, package by
+// package and file by file, each in source order.
+func printShared(ctx context.Context, root string, prev, step transcript.Step, stdout io.Writer) error {
+	before, err := loadProgram(ctx, root, prev.Name)
 	if err != nil {
-		return nil, fmt.Errorf("go list ./steps/%s: %w", step.Name, err)
+		return err
 	}
-	var pkgs []string
-	for _, p := range strings.Fields(string(out)) {
-		if strings.HasPrefix(p, "vaultmcp/shared/") {
-			pkgs = append(pkgs, p)
-		}
-	}
-	return pkgs, nil
-}
-
-// printPackage prints a shared package's source files (not its tests) under a header.
-func printPackage(ctx context.Context, root, pkg string, stdout io.Writer) error {
-	// One path per line: a checkout's path may contain spaces.
-	cmd := exec.CommandContext(ctx, "go", "list", "-f", "{{.Dir}}{{range .GoFiles}}\n{{.}}{{end}}", pkg)
-	cmd.Dir = root
-	out, err := cmd.Output()
+	after, err := loadProgram(ctx, root, step.Name)
 	if err != nil {
-		return fmt.Errorf("go list %s: %w", pkg, err)
+		return err
 	}
-	lines := strings.Split(string(bytes.TrimSpace(out)), "\n")
-	dir, files := lines[0], lines[1:]
-	rel, _ := filepath.Rel(root, dir)
-	fmt.Fprintf(stdout, "\n==== new shared package %s (%s) ====\n", pkg, filepath.ToSlash(rel))
-	for _, f := range files {
-		src, err := os.ReadFile(filepath.Join(dir, f))
-		if err != nil {
-			return err
+	// The two programs are parsed apart; a declaration is the same in both if it starts at
+	// the same place in the same file.
+	key := func(p *program, d *decl) string {
+		return fmt.Sprintf("%s:%d", d.file, p.fset.Position(d.node.Pos()).Offset)
+	}
+	old := map[string]bool{}
+	for d := range before.reached() {
+		old[key(before, d)] = true
+	}
+	reached := after.reached()
+	for _, importPath := range after.order {
+		pkg := after.shared[importPath]
+		byFile := map[string][]*decl{}
+		for d := range reached {
+			if d.pkg == pkg && !old[key(after, d)] {
+				byFile[d.file] = append(byFile[d.file], d)
+			}
 		}
-		fmt.Fprintf(stdout, "\n---- %s/%s ----\n%s", filepath.ToSlash(rel), f, src)
+		if len(byFile) == 0 {
+			continue
+		}
+		if before.shared[importPath] == nil {
+			fmt.Fprintf(stdout, "\n==== new shared package %s (%s) ====\n\n%s\n", importPath, pkg.dir, pkg.doc)
+		} else {
+			fmt.Fprintf(stdout, "\n==== shared package %s (%s): what step %d starts to use ====\n", importPath, pkg.dir, step.Number)
+		}
+		for _, file := range slices.Sorted(maps.Keys(byFile)) {
+			decls := byFile[file]
+			slices.SortFunc(decls, func(a, b *decl) int { return cmp.Compare(a.node.Pos(), b.node.Pos()) })
+			fmt.Fprintf(stdout, "\n---- %s ----\n", file)
+			for _, d := range decls {
+				fmt.Fprintf(stdout, "\n%s\n", d.text(after.fset))
+			}
+		}
 	}
 	return nil
 }
