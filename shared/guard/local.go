@@ -115,9 +115,10 @@ func (l *local) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // refusalCode is the JSON-RPC error code of every refusal. The standard codes describe a
 // message that was read (parse error, invalid request, unknown method); these requests are
-// refused before their message is read, which is what -32000 to -32099 are for: errors the
-// server defines. The HTTP status and error.data.rule tell the refusals apart.
-const refusalCode = -32000
+// refused before their message is read. MCP keeps -32000 to -32099 for itself and asks new
+// codes to stay out of JSON-RPC's reserved range (-32768 to -32000), so this one is ours. The
+// HTTP status and error.data.rule tell the refusals apart.
+const refusalCode = -31000
 
 // refuse answers r with status and a JSON-RPC error naming the rule it broke, and logs it.
 // The log names the request, never its body.
@@ -133,9 +134,9 @@ func refuse(log *slog.Logger, w http.ResponseWriter, r *http.Request, status int
 		Message string    `json:"message"`
 		Data    errorData `json:"data"`
 	}
+	// No id: the request's body was never read, and MCP has no null ids.
 	var reply struct {
 		JSONRPC string      `json:"jsonrpc"`
-		ID      any         `json:"id"` // always null: the request's id was never read
 		Error   errorObject `json:"error"`
 	}
 	reply.JSONRPC = "2.0"

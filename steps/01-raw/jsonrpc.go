@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 )
 
@@ -62,9 +63,9 @@ func readMessage(body []byte) (message, *rpcError) {
 	switch {
 	case msg.JSONRPC != "2.0":
 		problem = `"jsonrpc" must be "2.0"`
-	case msg.ID != nil && !isStringOrNumber(msg.ID):
-		problem = `"id" must be a string or a number` // MCP forbids null ids, which JSON-RPC allows
-		msg.ID = nil                                  // never echo back an id we just called invalid
+	case msg.ID != nil && !isStringOrInteger(msg.ID):
+		problem = `"id" must be a string or an integer` // MCP forbids null ids, which JSON-RPC allows
+		msg.ID = nil                                    // never echo back an id we just called invalid
 	case msg.Method == "":
 		problem = `"method" is missing`
 	}
@@ -74,14 +75,18 @@ func readMessage(body []byte) (message, *rpcError) {
 	return msg, nil
 }
 
-func isStringOrNumber(raw json.RawMessage) bool {
+// isStringOrInteger reports whether raw is an id MCP allows. 7.0 is the integer 7; 1.5 is not
+// an integer.
+func isStringOrInteger(raw json.RawMessage) bool {
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return false
 	}
-	switch v.(type) {
-	case string, float64:
+	switch v := v.(type) {
+	case string:
 		return true
+	case float64:
+		return v == math.Trunc(v)
 	}
 	return false
 }

@@ -191,7 +191,7 @@ func TestBadInputGetsAnErrorAndTheServerKeepsServing(t *testing.T) {
 	url := startServer(t)
 	for _, body := range []string{
 		``, `null`, `42`, `"x"`, `{`, `[]`, `{"jsonrpc":"2.0","id":[1],"method":"ping"}`,
-		`{"jsonrpc":"2.0","id":null,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"result":{}}`,
+		`{"jsonrpc":"2.0","id":null,"method":"ping"}`, `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"result":{}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":"nope"}`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":[1]}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":7}}`,
