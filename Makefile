@@ -22,6 +22,7 @@ ifneq ($(filter $(NUMBERED),$(firstword $(MAKECMDGOALS))),)
     $(eval $(N):;@:)
   endif
 endif
+STEP_ARGS = $(if $(filter http,$(TRANSPORT)),-addr $(ADDR))
 STEP = $(notdir $(wildcard steps/$(shell printf %02d $(N) 2>/dev/null)-*))
 
 .PHONY: help step check-step diff install test vet fmt cross bench bench-smoke interop-deps guide standin fuzz
@@ -33,7 +34,9 @@ help: ## list the targets
 step: need-step ## run step N on the sample vault at http://127.0.0.1:3000/mcp, or from step 2 with TRANSPORT=stdio on stdin and stdout (Ctrl-C stops it)
 	@if [ "$(VAULT)" = "$(SCRATCH)" ]; then rm -rf "$(SCRATCH)" && mkdir -p .run && cp -R sample-vault "$(SCRATCH)"; fi
 	@if [ "$(TRANSPORT)" != http ] && [ "$(STEP)" = 01-raw ]; then echo "step 1 speaks HTTP only; stdio starts at step 2"; exit 2; fi
-	VAULT_PATH="$(VAULT)" VAULTMCP_EMBEDDER=$(EMBEDDER) VAULTMCP_TRANSPORT=$(TRANSPORT) go run ./steps/$(STEP) -addr $(ADDR)
+	@# Over stdio, stdout carries only MCP messages: make's echo of the command goes to stderr.
+	@echo 'go run ./steps/$(STEP) $(STEP_ARGS)' >&2
+	@VAULT_PATH="$(VAULT)" VAULTMCP_EMBEDDER=$(EMBEDDER) VAULTMCP_TRANSPORT=$(TRANSPORT) go run ./steps/$(STEP) $(STEP_ARGS)
 
 check-step: need-step ## run step N's transcript against the server `make step N` started
 	go run ./scripts/check-step -mcp http://$(ADDR)/mcp -vault "$(VAULT)" $(N)
