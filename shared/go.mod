@@ -9,6 +9,7 @@ require (
 	github.com/ncruces/go-sqlite3 v0.21.3
 	github.com/ollama/ollama v0.17.4
 	github.com/tetratelabs/wazero v1.8.2
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (
@@ -20,5 +21,4 @@ require (
 	github.com/wk8/go-ordered-map/v2 v2.1.8 // indirect
 	golang.org/x/crypto v0.43.0 // indirect
 	golang.org/x/sys v0.41.0 // indirect
-	gopkg.in/yaml.v3 v3.0.1 // indirect
 )

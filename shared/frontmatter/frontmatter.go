@@ -78,7 +78,7 @@ func parse(raw string) Frontmatter {
 	}
 
 	var doc any
-	if err := yaml.Unmarshal([]byte(raw), &doc); err != nil {
+	if err := yaml.Unmarshal([]byte(fillEmptyItems(raw)), &doc); err != nil {
 		fm.Err = syntaxError(err)
 		return fm
 	}
