@@ -28,6 +28,15 @@ const MaxSize = 16 << 10
 // few hundred bytes of nested aliases ("billion laughs") describe billions of values.
 const maxValues = MaxSize
 
+// MaxDepth bounds how deeply lists and maps may nest in a block, the properties themselves
+// being the first level. Real properties are shallow: the deepest in the test vaults, and in
+// the notes Obsidian's own tests use, is five levels, and Obsidian's editor shows no more than
+// a list under a key. But 16 KiB of "[" nest thousands deep, and SQLite, where the index keeps
+// the properties as JSON, refuses JSON nested over 1,000 levels: such a block would parse, then
+// keep its whole note out of the index. 32 levels is far more than any note uses and far
+// below what SQLite refuses.
+const MaxDepth = 32
+
 // Frontmatter is what a note's opening block holds.
 type Frontmatter struct {
 	Present bool           // the note opens with a "---" line closed by another "---" line
@@ -93,7 +102,7 @@ func parse(raw string) Frontmatter {
 	}
 
 	budget := maxValues
-	fields, err := jsonable(doc, &budget)
+	fields, err := jsonable(doc, &budget, MaxDepth)
 	if err != nil {
 		fm.Err = err
 		return fm
@@ -113,20 +122,26 @@ func syntaxError(err error) error {
 	return fmt.Errorf("the frontmatter is not valid YAML: %w", err)
 }
 
+var errTooDeep = fmt.Errorf("the frontmatter nests lists and maps more than %d levels deep", MaxDepth)
+
 // jsonable copies a decoded YAML value into one that json.Marshal accepts, since tools return
 // properties as JSON. The parser already gives strings for map keys and for dates written
 // plainly (Obsidian shows them as text too); what remains is a date tagged !!timestamp, which
 // becomes text again, and .inf or .nan, which JSON has no number for. budget is decremented
-// for every value visited, so aliases cannot make the copy explode.
-func jsonable(v any, budget *int) (any, error) {
+// for every value visited, so aliases cannot make the copy explode, and levels is how many
+// more levels of lists and maps may follow.
+func jsonable(v any, budget *int, levels int) (any, error) {
 	if *budget--; *budget < 0 {
 		return nil, fmt.Errorf("the frontmatter expands to more than %d values (YAML aliases repeated too often)", maxValues)
 	}
 	switch v := v.(type) {
 	case map[string]any:
+		if levels == 0 {
+			return nil, errTooDeep
+		}
 		out := make(map[string]any, len(v))
 		for k, e := range v {
-			x, err := jsonable(e, budget)
+			x, err := jsonable(e, budget, levels-1)
 			if err != nil {
 				return nil, err
 			}
@@ -134,9 +149,12 @@ func jsonable(v any, budget *int) (any, error) {
 		}
 		return out, nil
 	case []any:
+		if levels == 0 {
+			return nil, errTooDeep
+		}
 		out := make([]any, len(v))
 		for i, e := range v {
-			x, err := jsonable(e, budget)
+			x, err := jsonable(e, budget, levels-1)
 			if err != nil {
 				return nil, err
 			}

@@ -89,6 +89,8 @@ func TestSplitFields(t *testing.T) {
 		{"aliases are expanded", "base: &b [1, 2]\ncopy: *b",
 			map[string]any{"base": []any{uint64(1), uint64(2)}, "copy": []any{uint64(1), uint64(2)}}},
 		{"only a comment", "# nothing yet", map[string]any{}},
+		{"nested as deep as allowed", "a: " + strings.Repeat("[", frontmatter.MaxDepth-1) + strings.Repeat("]", frontmatter.MaxDepth-1),
+			map[string]any{"a": nested(frontmatter.MaxDepth - 1)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fm, _, _ := frontmatter.Split("---\n" + tc.yaml + "\n---\n")
@@ -103,6 +105,15 @@ func TestSplitFields(t *testing.T) {
 			}
 		})
 	}
+}
+
+// nested returns n lists, each inside the one before: [[[]]] for 3.
+func nested(n int) any {
+	v := []any{}
+	for range n - 1 {
+		v = []any{v}
+	}
+	return v
 }
 
 func TestSplitUnparsed(t *testing.T) {
@@ -124,6 +135,8 @@ func TestSplitUnparsed(t *testing.T) {
 		{"a lone value", "hello", `not a set of "key: value" properties`},
 		{"too large", "a: " + strings.Repeat("x", frontmatter.MaxSize), "more than the 16384 bytes"},
 		{"billion laughs", bomb, "YAML aliases"},
+		{"nested deeper than SQLite stores", "a: " + strings.Repeat("[", 1000) + strings.Repeat("]", 1000), "more than 32 levels deep"},
+		{"one level too deep", "a: " + strings.Repeat("[", frontmatter.MaxDepth) + strings.Repeat("]", frontmatter.MaxDepth), "more than 32 levels deep"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fm, body, line := frontmatter.Split("---\n" + tc.yaml + "\n---\n# Body\n")

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -13,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"vaultmcp/shared/frontmatter"
 )
 
 // testEmbedder makes vectors short enough to write by hand.
@@ -567,6 +571,39 @@ func TestBadInput(t *testing.T) {
 	}
 	if got := count(t, s, "notes"); got != 0 {
 		t.Errorf("%d notes stored from bad input, want 0", got)
+	}
+}
+
+// TestDeepFrontmatter stores notes whose frontmatter nests deep, read as the index reads
+// them. SQLite refuses JSON nested over 1,000 levels, which 2 KB of "[" reach; the reader
+// must stop well before, so the note is stored with its body and without its properties.
+func TestDeepFrontmatter(t *testing.T) {
+	s := newIndex(t)
+	for _, depth := range []int{frontmatter.MaxDepth - 1, frontmatter.MaxDepth, 1000} {
+		path := fmt.Sprintf("deep %d.md", depth)
+		fm, body, _ := frontmatter.Split("---\na: " + strings.Repeat("[", depth) + strings.Repeat("]", depth) + "\n---\nThe body.\n")
+		n := Note{Path: path}
+		if fm.Fields != nil {
+			fields, err := json.Marshal(fm.Fields)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n.Frontmatter = string(fields)
+		}
+		if err := s.PutNote(t.Context(), n, []Section{{Line: 4, Text: body}}, [][]float32{{1, 0, 0, 0}}); err != nil {
+			t.Errorf("%s: %v", path, err)
+			continue
+		}
+		var stored sql.NullString
+		if err := s.db.QueryRow(`SELECT frontmatter FROM notes WHERE path = ?`, path).Scan(&stored); err != nil {
+			t.Fatal(err)
+		}
+		if tooDeep := depth >= frontmatter.MaxDepth; stored.Valid == tooDeep || (fm.Err != nil) != tooDeep {
+			t.Errorf("%s: frontmatter stored %v, error %v; want them only within %d levels", path, stored.Valid, fm.Err, frontmatter.MaxDepth)
+		}
+	}
+	if got := count(t, s, "sections"); got != 3 {
+		t.Errorf("%d sections stored, want every note's body", got)
 	}
 }
 
