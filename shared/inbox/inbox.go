@@ -61,7 +61,7 @@ type Inbox struct {
 // Open opens the inbox folder of v, a vault-relative path such as DefaultFolder, and makes
 // the folder if it is missing.
 func Open(v *vault.Vault, folder string) (*Inbox, error) {
-	clean, err := vault.CleanPath(folder)
+	clean, err := vault.PortablePath(folder)
 	if err != nil {
 		return nil, fmt.Errorf("inbox folder: %w", err)
 	}

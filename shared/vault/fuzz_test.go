@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -44,17 +45,20 @@ func FuzzCleanPath(f *testing.F) {
 	}
 	f.Cleanup(func() { v.Close() })
 
+	onWindows := runtime.GOOS == "windows"
 	f.Fuzz(func(t *testing.T, p string) {
-		clean, err := CleanPath(p)
-		if err == nil {
-			checkClean(t, p, clean)
-		} else if !isKind(err) {
-			t.Fatalf("CleanPath(%q) error %v matches none of the Err* kinds", p, err)
+		for _, windows := range []bool{true, false} {
+			clean, err := cleanPath(p, windows)
+			if err == nil {
+				checkClean(t, p, clean, windows)
+			} else if !isKind(err) {
+				t.Fatalf("cleanPath(%q, windows %v) error %v matches none of the Err* kinds", p, windows, err)
+			}
 		}
 
 		note, err := NotePath(p)
 		if err == nil {
-			checkClean(t, p, note)
+			checkClean(t, p, note, onWindows)
 			if !strings.EqualFold(path.Ext(note), ".md") {
 				t.Fatalf("NotePath(%q) = %q, not a .md path", p, note)
 			}
@@ -68,30 +72,35 @@ func FuzzCleanPath(f *testing.F) {
 			t.Fatalf("ReadNote(%q) error shows where the vault is: %v", p, err)
 		}
 		if err == nil {
-			checkClean(t, p, note)
+			checkClean(t, p, note, onWindows)
 		}
 	})
 }
 
-// checkClean fails the test unless clean, returned for p, is a path inside the vault on
-// every operating system.
-func checkClean(t *testing.T, p, clean string) {
+// checkClean fails the test unless clean, returned for p, is a path inside the vault: on
+// every operating system when windows is set, and on Linux and macOS otherwise.
+func checkClean(t *testing.T, p, clean string, windows bool) {
 	t.Helper()
 	switch {
 	case !filepath.IsLocal(clean), !filepath.IsLocal(filepath.FromSlash(clean)):
 		t.Fatalf("%q → %q: not local", p, clean)
 	case !fs.ValidPath(clean), path.Clean(clean) != clean:
 		t.Fatalf("%q → %q: not a clean '/'-separated path", p, clean)
-	case strings.ContainsAny(clean, "\\:\x00"), !utf8.ValidString(clean), len(clean) > MaxPathLen:
-		t.Fatalf("%q → %q: has a backslash, colon or NUL, or is not UTF-8, or is too long", p, clean)
+	case strings.ContainsAny(clean, "\\\x00"), !utf8.ValidString(clean), len(clean) > MaxPathLen:
+		t.Fatalf("%q → %q: has a backslash or NUL, or is not UTF-8, or is too long", p, clean)
+	case isDrive(clean), windows && strings.Contains(clean, ":"):
+		t.Fatalf("%q → %q: names a drive or a file stream", p, clean)
 	}
 	for name := range strings.SplitSeq(clean, "/") {
-		if name == ".." || strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".") || strings.HasSuffix(name, " ") {
-			t.Fatalf("%q → %q: element %q could leave the vault, is hidden, or changes on Windows", p, clean, name)
+		if name == ".." || strings.HasPrefix(name, ".") {
+			t.Fatalf("%q → %q: element %q could leave the vault, or is hidden", p, clean, name)
+		}
+		if windows && (strings.HasSuffix(name, ".") || strings.HasSuffix(name, " ") || Reserved(name)) {
+			t.Fatalf("%q → %q: element %q means another file or a device on Windows", p, clean, name)
 		}
 	}
-	if again, err := CleanPath(clean); again != clean || err != nil {
-		t.Fatalf("%q → %q, but CleanPath(%q) = %q, %v", p, clean, clean, again, err)
+	if again, err := cleanPath(clean, windows); again != clean || err != nil {
+		t.Fatalf("%q → %q, but cleanPath(%q, windows %v) = %q, %v", p, clean, clean, windows, again, err)
 	}
 }
 

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"path"
+	"runtime"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -15,13 +16,29 @@ const MaxPathLen = 1024
 const hint = `send a path relative to the vault root, like "Folder/Note.md"`
 
 // CleanPath turns a path sent by a model into a vault-relative path: '/'-separated, cleaned,
-// and free of anything that could name a place outside the vault on any operating system.
-// It is a pure function with the same answer on Linux, macOS and Windows, so a path that
-// works on one machine works on all of them.
+// and free of anything that could name a place outside the vault.
+//
+// Most of its rules are the same on every operating system. Three are Windows's own, and hold
+// only there: a ':' (a drive, or a hidden stream of a file), a name ending in a dot or a space
+// (Windows drops them, so "secret.md." would open "secret.md"), and the names of devices (CON,
+// NUL, COM1). On Linux and macOS these are ordinary names, which notes synced from other
+// programs use; refusing them there would only hide those notes. A path that starts with a
+// drive ("C:\x") is refused everywhere, since a model that sends one means a Windows path.
 //
 // CleanPath is the first of two walls. It only looks at the text; the second wall, os.Root
 // in [Vault], is the operating system refusing to leave the vault, symbolic links included.
 func CleanPath(p string) (string, error) {
+	return cleanPath(p, runtime.GOOS == "windows")
+}
+
+// PortablePath is CleanPath with Windows's rules on every system: for a path that something
+// will be written under, in a vault that may be synced to Windows.
+func PortablePath(p string) (string, error) {
+	return cleanPath(p, true)
+}
+
+// cleanPath is CleanPath with Windows's rules applied or not, so tests can try both anywhere.
+func cleanPath(p string, windows bool) (string, error) {
 	switch {
 	case p == "":
 		return "", refuse(ErrInvalidPath, "path is empty; %s", hint)
@@ -41,9 +58,9 @@ func CleanPath(p string) (string, error) {
 	switch {
 	case strings.HasPrefix(clean, "/"):
 		return "", refuse(ErrOutside, "path %q is absolute; %s", p, hint)
-	case strings.Contains(clean, ":"):
+	case strings.Contains(clean, ":") && (windows || isDrive(clean)):
 		// "C:\x", "C:x" and "c:/x" name a drive; "Note.md:secret" names a hidden NTFS
-		// stream of a file. Obsidian itself refuses ':' in note names.
+		// stream of a file.
 		return "", refuse(ErrOutside, "path %q contains ':', which names a drive or a file stream; %s", p, hint)
 	}
 
@@ -59,19 +76,27 @@ func CleanPath(p string) (string, error) {
 
 	for name := range strings.SplitSeq(clean, "/") {
 		switch {
-		case strings.HasSuffix(name, ".") || strings.HasSuffix(name, " "):
-			// Windows drops trailing dots and spaces, so "secret.md." would open
-			// "secret.md" there, and ".. " would mean "..".
-			return "", refuse(ErrInvalidPath, "path %q has a name ending in a dot or space (%q); send the exact name of the note", p, name)
 		case strings.HasPrefix(name, "."):
 			// Obsidian hides dot-folders such as .obsidian (settings, plugin data),
-			// .trash (deleted notes) and .git; they are not part of the vault.
+			// .trash (deleted notes) and .git; they are not part of the vault. This also
+			// refuses ".. ", which Windows would read as "..".
 			return "", refuse(ErrOutside, "path %q includes %q; hidden files and folders (names starting with a dot) are not part of the vault", p, name)
-		case Reserved(name):
+		case windows && (strings.HasSuffix(name, ".") || strings.HasSuffix(name, " ")):
+			// Windows drops trailing dots and spaces, so "secret.md." would open
+			// "secret.md" there.
+			return "", refuse(ErrInvalidPath, "path %q has a name ending in a dot or space (%q); send the exact name of the note", p, name)
+		case windows && Reserved(name):
 			return "", refuse(ErrInvalidPath, "path %q uses %q, which Windows reserves for a device; %s", p, name, hint)
 		}
 	}
 	return clean, nil
+}
+
+// isDrive reports whether p, '/'-separated, starts with a drive: a letter and a colon, then
+// a slash or nothing ("C:/Windows", "c:").
+func isDrive(p string) bool {
+	first, _, _ := strings.Cut(p, "/")
+	return len(first) == 2 && first[1] == ':' && ('a' <= first[0]|0x20 && first[0]|0x20 <= 'z')
 }
 
 // Reserved reports whether name is a Windows device name (CON, NUL, COM1, ...): the part

@@ -9,9 +9,10 @@ import (
 // cleanPathTests are the spellings a hostile or confused model might send. FuzzCleanPath
 // starts from them too.
 var cleanPathTests = []struct {
-	in   string
-	want string // the cleaned path, when kind is nil
-	kind error
+	in      string
+	want    string // the cleaned path, when kind is nil or applies on Windows only
+	kind    error
+	windows bool // kind applies on Windows only; elsewhere the path is accepted as want
 }{
 	// Accepted, and cleaned.
 	{in: "Folder/Note.md", want: "Folder/Note.md"},
@@ -46,20 +47,17 @@ var cleanPathTests = []struct {
 	{in: "a\xc0\xaf.md", kind: ErrInvalidPath},                      // overlong UTF-8 for '/'
 	{in: strings.Repeat("a/", 510) + "bc.md", kind: ErrInvalidPath}, // 1025 bytes
 	{in: strings.Repeat("a", 5000), kind: ErrInvalidPath},
-	{in: "secret.md.", kind: ErrInvalidPath},
-	{in: "secret.md ", kind: ErrInvalidPath},
-	{in: "secret.md. . ", kind: ErrInvalidPath},
-	{in: "Folder./Note.md", kind: ErrInvalidPath},
-	{in: ".. /secret.md", kind: ErrInvalidPath}, // Windows would read ".. " as ".."
-	{in: "....//secret.md", kind: ErrInvalidPath},
-	{in: `....\\secret.md`, kind: ErrInvalidPath},
-	{in: ".../secret.md", kind: ErrInvalidPath},
-	{in: "CON", kind: ErrInvalidPath},
-	{in: "nul.md", kind: ErrInvalidPath},
-	{in: "Folder/com1.md", kind: ErrInvalidPath},
-	{in: "LPT¹.md", kind: ErrInvalidPath},
-	{in: "conout$.md", kind: ErrInvalidPath},
-	{in: "AUX .md", kind: ErrInvalidPath},
+	// Windows's own rules (windows: true): ordinary names on Linux and macOS.
+	{in: "secret.md.", kind: ErrInvalidPath, windows: true, want: "secret.md."},
+	{in: "secret.md ", kind: ErrInvalidPath, windows: true, want: "secret.md "},
+	{in: "secret.md. . ", kind: ErrInvalidPath, windows: true, want: "secret.md. . "},
+	{in: "Folder./Note.md", kind: ErrInvalidPath, windows: true, want: "Folder./Note.md"},
+	{in: "CON", kind: ErrInvalidPath, windows: true, want: "CON"},
+	{in: "nul.md", kind: ErrInvalidPath, windows: true, want: "nul.md"},
+	{in: "Folder/com1.md", kind: ErrInvalidPath, windows: true, want: "Folder/com1.md"},
+	{in: "LPT¹.md", kind: ErrInvalidPath, windows: true, want: "LPT¹.md"},
+	{in: "conout$.md", kind: ErrInvalidPath, windows: true, want: "conout$.md"},
+	{in: "AUX .md", kind: ErrInvalidPath, windows: true, want: "AUX .md"},
 
 	// Outside the vault.
 	{in: "/", kind: ErrOutside},
@@ -72,34 +70,44 @@ var cleanPathTests = []struct {
 	{in: `a\..\..\x.md`, kind: ErrOutside},
 	{in: "../vault/Note.md", kind: ErrOutside},
 	{in: `C:\Windows\win.ini`, kind: ErrOutside},
-	{in: "C:x.md", kind: ErrOutside},
+	{in: "C:x.md", kind: ErrOutside, windows: true, want: "C:x.md"},
 	{in: "c:/x.md", kind: ErrOutside},
+	{in: "Z:", kind: ErrOutside},
+	{in: "Meeting 10:30.md", kind: ErrOutside, windows: true, want: "Meeting 10:30.md"},
+	{in: "Q: why/A: because.md", kind: ErrOutside, windows: true, want: "Q: why/A: because.md"},
 	{in: `\\?\C:\x.md`, kind: ErrOutside},
 	{in: `\??\C:\x.md`, kind: ErrOutside},
 	{in: `\\.\PhysicalDrive0`, kind: ErrOutside},
 	{in: `\\server\share\x.md`, kind: ErrOutside},
 	{in: "//server/share/x.md", kind: ErrOutside},
-	{in: "Note.md:secret", kind: ErrOutside},
-	{in: "Note.md::$DATA", kind: ErrOutside},
-	{in: "file:///etc/passwd", kind: ErrOutside},
+	{in: "Note.md:secret", kind: ErrOutside, windows: true, want: "Note.md:secret"},
+	{in: "Note.md::$DATA", kind: ErrOutside, windows: true, want: "Note.md::$DATA"},
+	{in: "file:///etc/passwd", kind: ErrOutside, windows: true, want: "file:/etc/passwd"},
 	{in: ".obsidian/app.json", kind: ErrOutside},
 	{in: ".trash/Old.md", kind: ErrOutside},
 	{in: "Folder/.git/config", kind: ErrOutside},
 	{in: ".env", kind: ErrOutside},
 	{in: "..%2fsecret.md", kind: ErrOutside}, // a name starting with a dot: hidden
+	{in: ".. /secret.md", kind: ErrOutside},  // Windows would read ".. " as ".."
+	{in: "....//secret.md", kind: ErrOutside},
+	{in: `....\\secret.md`, kind: ErrOutside},
+	{in: ".../secret.md", kind: ErrOutside},
 }
 
+// TestCleanPath runs the table with Windows's rules and without, whatever the system.
 func TestCleanPath(t *testing.T) {
-	for _, tc := range cleanPathTests {
-		got, err := CleanPath(tc.in)
-		if tc.kind == nil {
-			if err != nil || got != tc.want {
-				t.Errorf("CleanPath(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+	for _, windows := range []bool{true, false} {
+		for _, tc := range cleanPathTests {
+			got, err := cleanPath(tc.in, windows)
+			if tc.kind == nil || tc.windows && !windows {
+				if err != nil || got != tc.want {
+					t.Errorf("cleanPath(%q, windows %v) = %q, %v; want %q", tc.in, windows, got, err, tc.want)
+				}
+				continue
 			}
-			continue
-		}
-		if !errors.Is(err, tc.kind) {
-			t.Errorf("CleanPath(%q) = %q, %v; want an error matching %q", tc.in, got, err, tc.kind)
+			if !errors.Is(err, tc.kind) {
+				t.Errorf("cleanPath(%q, windows %v) = %q, %v; want an error matching %q", tc.in, windows, got, err, tc.kind)
+			}
 		}
 	}
 }
@@ -117,9 +125,9 @@ func TestCleanPathMessages(t *testing.T) {
 		// A long path is not echoed back.
 		strings.Repeat("a", 5000): `path is 5000 bytes long, more than the limit of 1024; send a path relative to the vault root, like "Folder/Note.md"`,
 	} {
-		_, err := CleanPath(in)
+		_, err := cleanPath(in, true)
 		if err == nil || err.Error() != want {
-			t.Errorf("CleanPath(%q) error:\n got %v\nwant %s", in, err, want)
+			t.Errorf("cleanPath(%q, windows) error:\n got %v\nwant %s", in, err, want)
 		}
 	}
 }

@@ -22,6 +22,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"unicode"
+	"unicode/utf8"
 )
 
 // MaxNoteSize bounds the bytes read for one note. A note is text someone wrote; the largest
@@ -203,15 +205,16 @@ func notFound(note string, suggestions []string) error {
 // Notes returns the path of every note in the vault, sorted, '/'-separated.
 //
 // It lists exactly the notes a model can name: each path is accepted by NotePath unchanged.
-// So it skips hidden files and folders (.obsidian, .trash, .git) and names that CleanPath
-// refuses, such as "a\b.md" on Linux. Symbolic links to notes inside the vault are listed;
+// So it skips hidden files and folders (.obsidian, .trash, .git), which are not part of the
+// vault, and the few names CleanPath refuses or changes, such as "a\b.md" on Linux; NoteInfos
+// says why each of those is left out. Symbolic links to notes inside the vault are listed;
 // linked folders are not entered, which also rules out loops.
 func (v *Vault) Notes() ([]string, error) {
 	var notes []string
 	err := v.walk(func(p string, _ fs.DirEntry, _ fs.FileInfo) error {
 		notes = append(notes, p)
 		return nil
-	})
+	}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -223,9 +226,12 @@ func (v *Vault) Notes() ([]string, error) {
 // NoteInfos returns what Notes lists, by path, with each note's size and modification time,
 // read during the same walk. A comparison with an index needs nothing more, and this costs
 // about one stat per note: Stat on each path would resolve it again, folder by folder.
-func (v *Vault) NoteInfos() (map[string]fs.FileInfo, error) {
-	infos := map[string]fs.FileInfo{}
-	err := v.walk(func(p string, d fs.DirEntry, info fs.FileInfo) error {
+//
+// It also returns the notes it leaves out although they are not hidden, each with the reason,
+// written for the user, who can rename them: a note is never missing without a word.
+func (v *Vault) NoteInfos() (infos map[string]fs.FileInfo, skipped map[string]error, err error) {
+	infos, skipped = map[string]fs.FileInfo{}, map[string]error{}
+	err = v.walk(func(p string, d fs.DirEntry, info fs.FileInfo) error {
 		if info == nil {
 			var err error
 			if info, err = d.Info(); err != nil {
@@ -234,25 +240,32 @@ func (v *Vault) NoteInfos() (map[string]fs.FileInfo, error) {
 		}
 		infos[p] = info
 		return nil
+	}, func(p string) {
+		skipped[p] = unservable(p)
 	})
-	return infos, err
+	return infos, skipped, err
 }
 
 // walk calls fn for every note, in WalkDir's order. info is the note's target for a symbolic
-// link (which walk had to stat to know it is a note), and nil otherwise.
-func (v *Vault) walk(fn func(p string, d fs.DirEntry, info fs.FileInfo) error) error {
+// link (which walk had to stat to know it is a note), and nil otherwise. skip, when not nil,
+// is called for each note whose path CleanPath refuses or changes, apart from hidden ones.
+func (v *Vault) walk(fn func(p string, d fs.DirEntry, info fs.FileInfo) error, skip func(p string)) error {
 	fsys := v.root.FS()
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || p == "." {
 			return err
 		}
+		isNote := !d.IsDir() && strings.EqualFold(path.Ext(p), ".md")
 		if clean, err := CleanPath(p); err != nil || clean != p {
-			if d.IsDir() {
+			switch {
+			case hidden(p) && d.IsDir():
 				return fs.SkipDir
+			case isNote && !hidden(p) && skip != nil:
+				skip(p)
 			}
-			return nil
+			return nil // a folder with a name no path can send is entered, to report its notes
 		}
-		if d.IsDir() || !strings.EqualFold(path.Ext(p), ".md") {
+		if !isNote {
 			return nil
 		}
 		if d.Type().IsRegular() {
@@ -270,4 +283,31 @@ func (v *Vault) walk(fn func(p string, d fs.DirEntry, info fs.FileInfo) error) e
 		return fmt.Errorf("listing notes: %w", err)
 	}
 	return nil
+}
+
+// hidden reports whether a name in p starts with a dot, as Obsidian's own folders do.
+func hidden(p string) bool {
+	return strings.HasPrefix(p, ".") || strings.Contains(p, "/.")
+}
+
+// unservable says why the note at p, found on disk, cannot be served under its name, which
+// CleanPath refuses or changes. It speaks to the user, who can rename the note.
+func unservable(p string) error {
+	var why string
+	switch {
+	case !utf8.ValidString(p):
+		why = "is not valid UTF-8, so no tool call can name it"
+	case strings.ContainsFunc(p, unicode.IsControl):
+		why = "holds a control character, so no tool call can name it"
+	case strings.Contains(p, `\`):
+		why = "holds a backslash, which tool calls read as a folder separator"
+	case len(p) > MaxPathLen:
+		why = fmt.Sprintf("is %d bytes long, more than the %d a tool call may send", len(p), MaxPathLen)
+	case isDrive(p):
+		why = "starts with a folder named like a Windows drive, which tool calls cannot name"
+	default:
+		_, err := CleanPath(p)
+		why = fmt.Sprintf("is refused on this system (%v)", err)
+	}
+	return refuse(ErrInvalidPath, "not indexed: its path %s; rename the note or its folder to index it", why)
 }

@@ -219,11 +219,28 @@ func TestNotes(t *testing.T) {
 	})
 	want := []string{"Folder.md/inside.md", "Home.md", "Projects/Planning.MD", "Projects/plan.md", "a b.md", "a/b.md"}
 
-	// Names Linux allows but a model could not send back, or Windows would read otherwise.
+	// Names that Linux and macOS allow: Windows's rules do not apply there, so they are notes;
+	// but a backslash or a control character cannot be sent back by a model, so those notes
+	// are left out, with the reason.
+	wantSkipped := map[string]string{}
 	if runtime.GOOS != "windows" {
-		for _, name := range []string{`back\slash.md`, "colon:name.md", "nul.md", "trailing /x.md", "Folder./x.md"} {
+		for _, name := range []string{"Meeting 10:30.md", "nul.md", "trailing /x.md", "Folder./x.md"} {
 			write(t, filepath.Join(v.Dir(), name), "")
+			want = append(want, name)
 		}
+		slices.Sort(want)
+		for name, why := range map[string]string{
+			`back\slash.md`:     "holds a backslash, which tool calls read as a folder separator",
+			"line\nbreak.md":    "holds a control character, so no tool call can name it",
+			"bad\xff.md":        "is not valid UTF-8, so no tool call can name it",
+			"tab\tfolder/in.md": "holds a control character, so no tool call can name it",
+			"C:/drive.md":       "starts with a folder named like a Windows drive, which tool calls cannot name",
+		} {
+			write(t, filepath.Join(v.Dir(), name), "")
+			wantSkipped[name] = "not indexed: its path " + why + "; rename the note or its folder to index it"
+		}
+		write(t, filepath.Join(v.Dir(), ".hidden\\x.md"), "")  // hidden: left out without a word
+		write(t, filepath.Join(v.Dir(), `back\slash.txt`), "") // not a note
 	}
 	if os.Symlink("Home.md", filepath.Join(v.Dir(), "linked.md")) == nil {
 		os.Symlink("..", filepath.Join(v.Dir(), "up"))
@@ -241,12 +258,24 @@ func TestNotes(t *testing.T) {
 		if clean, err := NotePath(note); clean != note || err != nil {
 			t.Errorf("NotePath(%q) = %q, %v; want it unchanged", note, clean, err)
 		}
+		if read, _, err := v.ReadNote(note); read != note || err != nil {
+			t.Errorf("ReadNote(%q) = %q, %v; want the note", note, read, err)
+		}
 	}
 
-	// NoteInfos lists the same notes, each with what Stat says of it (a link's target).
-	infos, err := v.NoteInfos()
+	// NoteInfos lists the same notes, each with what Stat says of it (a link's target), and
+	// says why it leaves the others out.
+	infos, skipped, err := v.NoteInfos()
 	if err != nil || len(infos) != len(want) {
 		t.Fatalf("NoteInfos() = %d notes, %v; want %d", len(infos), err, len(want))
+	}
+	for name, why := range wantSkipped {
+		if err := skipped[name]; err == nil || err.Error() != why || !errors.Is(err, ErrInvalidPath) {
+			t.Errorf("NoteInfos() skipped %q: %v\nwant %s", name, err, why)
+		}
+	}
+	if len(skipped) != len(wantSkipped) {
+		t.Errorf("NoteInfos() skipped %v, want only %v", skipped, wantSkipped)
 	}
 	for _, note := range want {
 		_, stat, err := v.Stat(note)

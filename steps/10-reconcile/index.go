@@ -48,6 +48,13 @@ func (f *failures) set(path string, err error) {
 	f.notes[path] = err
 }
 
+// forget drops the failures of the paths gone reports true for.
+func (f *failures) forget(gone func(path string) bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	maps.DeleteFunc(f.notes, func(path string, _ error) bool { return gone(path) })
+}
+
 // snapshot returns a copy of the failures, to read without holding the lock.
 func (f *failures) snapshot() map[string]error {
 	f.mu.Lock()

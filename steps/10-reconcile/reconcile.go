@@ -121,7 +121,7 @@ func (l *live) plan(ctx context.Context) (reconcile.Plan, map[string]reconcile.S
 	var statesErr error
 	var reading sync.WaitGroup
 	reading.Go(func() { states, statesErr = l.ix.db.NoteStates(ctx) })
-	infos, err := l.notes.NoteInfos()
+	infos, skipped, err := l.notes.NoteInfos()
 	reading.Wait()
 	if err != nil {
 		return reconcile.Plan{}, nil, fmt.Errorf("list the vault's notes: %w", err)
@@ -133,11 +133,28 @@ func (l *live) plan(ctx context.Context) (reconcile.Plan, map[string]reconcile.S
 	for path, info := range infos {
 		onDisk[path] = reconcile.State{Size: info.Size(), MTime: info.ModTime()}
 	}
+	l.listSkipped(skipped, onDisk)
 	indexed := make(map[string]reconcile.State, len(states))
 	for path, st := range states {
 		indexed[path] = reconcile.State(st)
 	}
 	return reconcile.Compute(indexed, onDisk, l.hash), onDisk, nil
+}
+
+// listSkipped records the notes the walk left out, with the reason, so that index_status and
+// search_vault name them, and forgets the failures of notes no longer on disk under any name
+// (the watcher says nothing of a note it cannot serve when it is renamed).
+func (l *live) listSkipped(skipped map[string]error, onDisk map[string]reconcile.State) {
+	l.ix.failed.forget(func(path string) bool {
+		_, ok := onDisk[path]
+		return !ok
+	})
+	for path, err := range skipped {
+		l.ix.failed.set(path, err)
+	}
+	if len(skipped) > 0 {
+		l.logger.Warn("some notes cannot be indexed under their names; index_status lists them with the reason", "notes", len(skipped))
+	}
 }
 
 // hash reads a note and returns its content hash, as readNote records it.

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestNotesAsWritten serves the notes real vaults hold and tidy examples lack: a template's
+// empty lists, properties nested deeper than the index can store, names that Linux and macOS
+// allow and Windows does not, and names no tool call can carry.
+// Each is read as Obsidian reads it, or listed in index_status with a reason a user can act on.
+func TestNotesAsWritten(t *testing.T) {
+	vaultDir := t.TempDir()
+	note := func(name, content string) { write(t, filepath.Join(vaultDir, name), content) }
+	note("Template.md", "---\ntags:\n- \naliases:\n-\npublish: true\n---\n# Template\n\nSourdough starter.\n")
+	note("Deep.md", "---\na: "+strings.Repeat("[", 1000)+strings.Repeat("]", 1000)+"\n---\nPaper lanterns.\n")
+	unix := runtime.GOOS != "windows"
+	if unix {
+		note("Meeting 10:30.md", "# Meeting\n\nWe chose the blue kayak.\n")
+		note(`back\slash.md`, "# Backslash\n")
+	}
+	url := startServer(t, vaultDir, "-embedder", "offline")
+
+	// The template's empty lists are lists of null, and publish stays a property.
+	text, isError := callTool(t, url, "get_note", "Template")
+	var got noteJSON
+	if err := json.Unmarshal([]byte(text), &got); isError || err != nil {
+		t.Fatalf("get_note(Template) = %s", text)
+	}
+	if fm, _ := json.Marshal(got.Frontmatter); string(fm) != `{"aliases":[null],"publish":true,"tags":[null]}` {
+		t.Errorf("Template's frontmatter = %s; want the YAML reading, with publish a property of its own", fm)
+	}
+
+	// Properties nested 1,000 deep are an error in words, and the body is searchable.
+	text, _ = callTool(t, url, "get_note", "Deep")
+	if !strings.Contains(text, `"frontmatterError":"the frontmatter nests lists and maps more than 32 levels deep"`) {
+		t.Errorf("get_note(Deep) = %.200s; want the frontmatter reported as too deeply nested", text)
+	}
+	if msg := finds(t, url, "paper lanterns", "Deep.md")(); msg != "" {
+		t.Error(msg)
+	}
+
+	st := status(t, url)
+	if !unix {
+		return
+	}
+
+	// A ':' is an ordinary character here: the note is indexed and read, and so is one saved
+	// while the server runs. A backslash reads as a folder separator, so that note is listed.
+	if msg := finds(t, url, "blue kayak", "Meeting 10:30.md")(); msg != "" {
+		t.Error(msg)
+	}
+	if text, isError := callTool(t, url, "get_note", "Meeting 10:30"); isError || !strings.Contains(text, "blue kayak") {
+		t.Errorf("get_note(Meeting 10:30) = %.200q (isError %v); want the note", text, isError)
+	}
+	if why := st.NotIndexed[`back\slash.md`]; !strings.Contains(why, "holds a backslash") {
+		t.Errorf(`index_status notIndexed[back\slash.md] = %q; want the reason`, why)
+	}
+	if len(st.NotIndexed) != 1 {
+		t.Errorf("index_status notIndexed = %v; want only back\\slash.md", st.NotIndexed)
+	}
+	note("Standup 09:15.md", "# Standup\n\nThe green canoe leaks.\n")
+	eventually(t, 10*time.Second, finds(t, url, "green canoe", "Standup 09:15.md"))
+}
