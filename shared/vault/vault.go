@@ -12,6 +12,7 @@
 package vault
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -128,7 +129,43 @@ func (v *Vault) ReadNote(p string) (note string, content []byte, err error) {
 	if len(content) > MaxNoteSize {
 		return "", nil, tooLarge(note)
 	}
+	if why := notText(content); why != "" {
+		return "", nil, refuse(ErrNotNote, "%q is not a note: %s", note, why)
+	}
 	return note, content, nil
+}
+
+// sniffSize is how much of a note's start tells text from a binary file. Images, PDFs,
+// archives and fonts say what they are in their first bytes; git looks at the first 8,000.
+const sniffSize = 8 << 10
+
+// notText says why content is not the text of a note, or returns "" when it is: an image or
+// a PDF saved with .md would otherwise be indexed as hundreds of sections of noise.
+//
+// A NUL byte decides it: every binary format tried here has one within its first few hundred
+// bytes, and text has none, except UTF-16, which Obsidian does not read either. Without one,
+// text is what at least 70% of the start is: valid UTF-8 that is not a control character
+// (tab and line ends aside). Random bytes are about 55% not text, and so is compressed data.
+// A note saved in Latin-1 has é and ü as single bytes, not UTF-8: 3–15% of it in French or
+// German, so it stays a note with a few letters lost. Cyrillic in Windows-1251 is 75%, and no
+// word of it would survive, so it is not read, with a reason that says how to fix it.
+func notText(content []byte) string {
+	start := content[:min(len(content), sniffSize)]
+	if bytes.IndexByte(start, 0) >= 0 {
+		return "it holds NUL bytes, so it is a binary file (an image or a PDF saved with .md?) or text in UTF-16; notes are UTF-8 text"
+	}
+	odd := 0
+	for rest := start; len(rest) > 0; {
+		r, size := utf8.DecodeRune(rest)
+		if r == utf8.RuneError && size == 1 || r < ' ' && r != '\t' && r != '\n' && r != '\r' && r != '\f' {
+			odd++
+		}
+		rest = rest[size:]
+	}
+	if odd*10 > len(start)*3 {
+		return "much of its start is not UTF-8 text, so it is a binary file saved with .md, or text in another encoding; save it as UTF-8 to read it"
+	}
+	return ""
 }
 
 func tooLarge(note string) error {

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -139,6 +140,38 @@ func TestReadNote(t *testing.T) {
 		}
 		if tc.want != "" && err.Error() != tc.want {
 			t.Errorf("ReadNote(%q) error:\n got %v\nwant %s", tc.in, err, tc.want)
+		}
+	}
+}
+
+// TestReadNoteText refuses files that are not text, whatever their name, and keeps notes
+// that are text, even in an old encoding.
+func TestReadNoteText(t *testing.T) {
+	noise := make([]byte, 4096) // bytes without a NUL, as compressed data might start
+	for i := range noise {
+		noise[i] = byte(i*131%255 + 1)
+	}
+	latin1 := strings.Repeat("Le ch\xe2teau \xe9tait tr\xe8s \xe9l\xe9gant, \xe0 c\xf4t\xe9 de l'\xe9glise. ", 100)
+	cp1251 := strings.Repeat("\xcf\xf0\xe8\xe2\xe5\xf2, \xea\xe0\xea \xe4\xe5\xeb\xe0? ", 200) // "Привет, как дела?"
+	v := newVault(t, map[string]string{
+		"image.md":    "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00",
+		"utf16.md":    "\xff\xfe#\x00 \x00T\x00i\x00t\x00l\x00e\x00",
+		"noise.md":    string(noise),
+		"cp1251.md":   cp1251,
+		"latin1.md":   latin1,
+		"late.md":     strings.Repeat("text ", sniffSize/5+1) + "\x00 a NUL past the start",
+		"controls.md": "# Log\n\x1b[1mbold\x1b[0m\ttab\fform feed\r\n",
+		"empty.md":    "",
+	})
+	for _, note := range []string{"image.md", "utf16.md", "noise.md", "cp1251.md"} {
+		_, content, err := v.ReadNote(note)
+		if !errors.Is(err, ErrNotNote) || content != nil || !strings.HasPrefix(err.Error(), fmt.Sprintf("%q is not a note: ", note)) {
+			t.Errorf("ReadNote(%q) = %d bytes, %v; want it refused as not a note", note, len(content), err)
+		}
+	}
+	for _, note := range []string{"latin1.md", "late.md", "controls.md", "empty.md"} {
+		if _, _, err := v.ReadNote(note); err != nil {
+			t.Errorf("ReadNote(%q): %v; want the note", note, err)
 		}
 	}
 }

@@ -11,13 +11,14 @@ import (
 
 // TestNotesAsWritten serves the notes real vaults hold and tidy examples lack: a template's
 // empty lists, properties nested deeper than the index can store, names that Linux and macOS
-// allow and Windows does not, and names no tool call can carry.
+// allow and Windows does not, names no tool call can carry, and an image saved as a note.
 // Each is read as Obsidian reads it, or listed in index_status with a reason a user can act on.
 func TestNotesAsWritten(t *testing.T) {
 	vaultDir := t.TempDir()
 	note := func(name, content string) { write(t, filepath.Join(vaultDir, name), content) }
 	note("Template.md", "---\ntags:\n- \naliases:\n-\npublish: true\n---\n# Template\n\nSourdough starter.\n")
 	note("Deep.md", "---\na: "+strings.Repeat("[", 1000)+strings.Repeat("]", 1000)+"\n---\nPaper lanterns.\n")
+	note("photo.md", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"+strings.Repeat("\x13\x00\x7f\x01", 500))
 	unix := runtime.GOOS != "windows"
 	if unix {
 		note("Meeting 10:30.md", "# Meeting\n\nWe chose the blue kayak.\n")
@@ -44,7 +45,17 @@ func TestNotesAsWritten(t *testing.T) {
 		t.Error(msg)
 	}
 
+	// The image is not a note: not searchable, listed with the reason, refused by get_note.
 	st := status(t, url)
+	if why := st.NotIndexed["photo.md"]; !strings.Contains(why, `"photo.md" is not a note: it holds NUL bytes`) {
+		t.Errorf("index_status notIndexed[photo.md] = %q; want it named as not a note", why)
+	}
+	if text, isError := callTool(t, url, "get_note", "photo.md"); !isError || !strings.Contains(text, "is not a note") {
+		t.Errorf("get_note(photo.md) = %.200q (isError %v); want a tool error saying it is not a note", text, isError)
+	}
+	if msg := findsNone(t, url, "IHDR", "photo.md")(); msg != "" {
+		t.Error(msg)
+	}
 	if !unix {
 		return
 	}
@@ -60,8 +71,8 @@ func TestNotesAsWritten(t *testing.T) {
 	if why := st.NotIndexed[`back\slash.md`]; !strings.Contains(why, "holds a backslash") {
 		t.Errorf(`index_status notIndexed[back\slash.md] = %q; want the reason`, why)
 	}
-	if len(st.NotIndexed) != 1 {
-		t.Errorf("index_status notIndexed = %v; want only back\\slash.md", st.NotIndexed)
+	if len(st.NotIndexed) != 2 {
+		t.Errorf("index_status notIndexed = %v; want only photo.md and back\\slash.md", st.NotIndexed)
 	}
 	note("Standup 09:15.md", "# Standup\n\nThe green canoe leaks.\n")
 	eventually(t, 10*time.Second, finds(t, url, "green canoe", "Standup 09:15.md"))
