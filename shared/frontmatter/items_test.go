@@ -5,10 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/goccy/go-yaml"
+
+	"vaultmcp/shared/testvaults"
 	// A second reading of YAML 1.2, independent of goccy/go-yaml, for the tests only: the
 	// server itself parses with goccy alone.
 	yamlv3 "gopkg.in/yaml.v3"
@@ -66,6 +71,49 @@ func TestEmptyListItems(t *testing.T) {
 			if v3 := canonical(t, second); got != v3 {
 				t.Errorf("Split read %s\nyaml.v3 reads %s", got, v3)
 			}
+		})
+	}
+}
+
+// TestRealVaultsReadAsYAML reads the frontmatter of every note in the real vaults with Split
+// and with yaml.v3: the properties must be the same. yaml.v3 refuses the seven notes whose
+// aliases are questions in a flow list ("[What is data engineering?]"), which YAML 1.2 allows
+// and goccy reads as meant; TestRealVaultFrontmatter checks those.
+func TestRealVaultsReadAsYAML(t *testing.T) {
+	for _, name := range []string{"data-engineering-wiki", "obsidian-garden", "tasks-test-data"} {
+		t.Run(name, func(t *testing.T) {
+			compared := 0
+			err := filepath.WalkDir(testvaults.Dir(t, name), func(path string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() || filepath.Ext(path) != ".md" {
+					return err
+				}
+				content, err := os.ReadFile(path)
+				if err != nil {
+					return err
+				}
+				fm, _, _ := Split(string(content))
+				var second any
+				if !fm.Present || yamlv3.Unmarshal([]byte(fm.Raw), &second) != nil {
+					return nil
+				}
+				compared++
+				if second == nil {
+					second = map[string]any{} // an empty block
+				}
+				budget := maxValues // dates become text, as in Split
+				if second, err = jsonable(second, &budget, MaxDepth); err != nil {
+					t.Errorf("%s: %v", path, err)
+					return nil
+				}
+				if got, want := canonical(t, fm.Fields), canonical(t, second); got != want {
+					t.Errorf("%s:\nSplit reads   %s\nyaml.v3 reads %s", path, got, want)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d notes' frontmatter compared", compared)
 		})
 	}
 }

@@ -5,22 +5,39 @@
 package testvaults
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
+// sources says where each real vault comes from, and what of it was kept.
+var sources = map[string]struct{ repo, commit, what string }{
+	"data-engineering-wiki": {"https://github.com/data-engineering-community/data-engineering-wiki",
+		"92550c91c9a04cf18a9bfb01294c10713fca4a15", "its Markdown files"},
+	"obsidian-garden": {"https://github.com/tanepiper/obsidian-garden",
+		"9e1bd7d14d43c5c193b54ff7b24272d2630cdf44", "its Markdown files"},
+	"tasks-test-data": {"https://github.com/obsidian-tasks-group/obsidian-tasks",
+		"cc0fce3c1326d18e2bdb7020eaf4c52e885da569",
+		"its LICENSE as LICENSE.txt, resources/sample_vaults/Tasks-Demo/Test Data as notes/ and tests/Obsidian/__test_data__ as obsidian-metadata/"},
+}
+
 // Dir returns the absolute path of the named real vault (for example "data-engineering-wiki"),
-// or skips the test with a message saying where it looked.
+// or skips the test with a message saying where it looked and how to fetch the vault.
 func Dir(tb testing.TB, name string) string {
 	tb.Helper()
+	fetch := ""
+	if src, ok := sources[name]; ok {
+		fetch = fmt.Sprintf("; to run this test, fetch %s at commit %s and put %s in ../shared/vaults/%s, beside the checkout",
+			src.repo, src.commit, src.what, name)
+	}
 	root, err := Root()
 	if err != nil {
-		tb.Skipf("real vaults not available (%v); they live in ../shared/vaults beside the checkout", err)
+		tb.Skipf("real vaults not available (%v)%s", err, fetch)
 	}
 	dir := filepath.Join(root, name)
 	if _, err := os.Stat(dir); err != nil {
-		tb.Skipf("real vault %q not available: %v", name, err)
+		tb.Skipf("real vault %q not available (%v)%s", name, err, fetch)
 	}
 	return dir
 }
