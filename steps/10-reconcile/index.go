@@ -168,7 +168,7 @@ func (l *live) indexNotes(ctx context.Context, paths []string, report *progress.
 		}
 		n, err := readNote(l.notes, path, l.ix.graph)
 		if err != nil {
-			l.ix.failed.set(path, err)
+			l.ix.unreadable(ctx, path, err)
 			continue
 		}
 		batch = append(batch, n)

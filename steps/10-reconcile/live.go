@@ -105,7 +105,7 @@ func (ix *index) update(ctx context.Context, notes *vault.Vault, path string) (i
 		return -1, ix.remove(ctx, path) // gone again before we got to it
 	}
 	if err != nil {
-		ix.failed.set(path, err)
+		ix.unreadable(ctx, path, err)
 		return 0, err
 	}
 	// Editors save without changes (and touch files); the content hash says when there is
@@ -124,6 +124,15 @@ func (ix *index) update(ctx context.Context, notes *vault.Vault, path string) (i
 	}
 	ix.failed.set(path, err)
 	return len(texts), err
+}
+
+// unreadable records why the note at path could not be read. A file that is no longer a note
+// (an image saved over it) leaves the index too: nothing of it may stay searchable.
+func (ix *index) unreadable(ctx context.Context, path string, err error) {
+	if errors.Is(err, vault.ErrNotNote) {
+		err = errors.Join(err, ix.remove(ctx, path))
+	}
+	ix.failed.set(path, err)
 }
 
 // remove takes a note out of the index and the link graph.

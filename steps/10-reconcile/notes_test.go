@@ -18,7 +18,8 @@ func TestNotesAsWritten(t *testing.T) {
 	note := func(name, content string) { write(t, filepath.Join(vaultDir, name), content) }
 	note("Template.md", "---\ntags:\n- \naliases:\n-\npublish: true\n---\n# Template\n\nSourdough starter.\n")
 	note("Deep.md", "---\na: "+strings.Repeat("[", 1000)+strings.Repeat("]", 1000)+"\n---\nPaper lanterns.\n")
-	note("photo.md", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"+strings.Repeat("\x13\x00\x7f\x01", 500))
+	png := "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + strings.Repeat("\x13\x00\x7f\x01", 500)
+	note("photo.md", png)
 	unix := runtime.GOOS != "windows"
 	if unix {
 		note("Meeting 10:30.md", "# Meeting\n\nWe chose the blue kayak.\n")
@@ -55,6 +56,15 @@ func TestNotesAsWritten(t *testing.T) {
 	}
 	if msg := findsNone(t, url, "IHDR", "photo.md")(); msg != "" {
 		t.Error(msg)
+	}
+	// A note an image is saved over leaves the index, and is listed.
+	if msg := finds(t, url, "sourdough starter", "Template.md")(); msg != "" {
+		t.Error(msg)
+	}
+	note("Template.md", png)
+	eventually(t, 10*time.Second, findsNone(t, url, "sourdough starter", "Template.md"))
+	if why := status(t, url).NotIndexed["Template.md"]; !strings.Contains(why, "is not a note") {
+		t.Errorf("index_status notIndexed[Template.md] = %q, after an image was saved over it", why)
 	}
 	if !unix {
 		return
