@@ -23,7 +23,7 @@ import (
 //
 // goccy's own scanner says which dashes start an item, so a "-" line inside a block scalar
 // ("|", ">") or a quoted string, which is text, is never touched. Only " null" is ever added,
-// at the end of a line, so the lines of any error stay where they were.
+// right after a dash, so the lines of any error stay where they were.
 func fillEmptyItems(raw string) string {
 	tokens := lexer.Tokenize(raw)
 	lines := strings.SplitAfter(raw, "\n")
