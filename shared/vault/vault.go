@@ -142,10 +142,10 @@ const sniffSize = 8 << 10
 // notText says why content is not the text of a note, or returns "" when it is: an image or
 // a PDF saved with .md would otherwise be indexed as hundreds of sections of noise.
 //
-// A NUL byte decides it: every binary format tried here has one within its first few hundred
-// bytes, and text has none, except UTF-16, which Obsidian does not read either. Without one,
-// text is what at least 70% of the start is: valid UTF-8 that is not a control character
-// (tab and line ends aside). Random bytes are about 55% not text, and so is compressed data.
+// A NUL byte decides it: every binary file tried here (PNG, JPEG, PDF, ZIP, a font, compressed
+// data) has one in its first 8 KiB, and text has none, except UTF-16, which Obsidian does not
+// read either. Without one, text is what at least 70% of the start is: valid UTF-8 that is not
+// a control character (tab and line ends aside). Random bytes are about 55% not text.
 // A note saved in Latin-1 has é and ü as single bytes, not UTF-8: 3–15% of it in French or
 // German, so it stays a note with a few letters lost. Cyrillic in Windows-1251 is 75%, and no
 // word of it would survive, so it is not read, with a reason that says how to fix it.
