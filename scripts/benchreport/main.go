@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"vaultmcp/scripts/mdsection"
 	"vaultmcp/scripts/transcript"
 )
 
@@ -88,7 +89,14 @@ func run(args []string, log io.Writer) error {
 	if err := writeReport(&report, describeMachine(root, *short), results, order, assets); err != nil {
 		return err
 	}
-	if err := os.WriteFile(*out, report.Bytes(), 0o644); err != nil {
+	doc := report.Bytes()
+	// The search-quality section is make eval's (scripts/eval): carry it over as it is.
+	if previous, err := os.ReadFile(*out); err == nil {
+		if section, ok := mdsection.Get(previous, "eval"); ok {
+			doc = mdsection.Put(doc, "eval", section, "## Every result")
+		}
+	}
+	if err := os.WriteFile(*out, doc, 0o644); err != nil {
 		return err
 	}
 	fmt.Fprintf(log, "benchreport: wrote %s (%d results)\n", *out, len(order))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,5 +108,30 @@ func TestHeadlines(t *testing.T) {
 	os.WriteFile(readme, []byte("# x\n"), 0o644)
 	if err := writeHeadlines(readme, results); err == nil {
 		t.Error("a README without the markers was accepted")
+	}
+}
+
+// TestKeepsEvalSection checks that rewriting the report keeps the search-quality section,
+// which make eval writes and make bench cannot measure.
+func TestKeepsEvalSection(t *testing.T) {
+	dir := t.TempDir()
+	raw := filepath.Join(dir, "raw.txt")
+	out := filepath.Join(dir, "BENCHMARKS.md")
+	os.WriteFile(raw, []byte(sampleOutput), 0o644)
+	section := "<!-- begin eval -->\n## Search quality\n\n| keyword | 0.61 |\n<!-- end eval -->\n"
+	os.WriteFile(out, []byte("# Benchmarks\n\nold figures\n\n"+section+"\n## Every result\n"), 0o644)
+	// The sample output lacks most figures, so run reports them missing; it writes anyway.
+	run([]string{"-from", raw, "-out", out}, io.Discard)
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := string(got)
+	if strings.Contains(report, "old figures") {
+		t.Error("the report was not rewritten")
+	}
+	i, j := strings.Index(report, section), strings.Index(report, "## Every result")
+	if i < 0 || j < i {
+		t.Errorf("the eval section is not kept before the list of every result:\n%s", report)
 	}
 }
