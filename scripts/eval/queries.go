@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"vaultmcp/shared/vault"
+)
+
+// Categories are the kinds of query the set holds, in the order the report lists them.
+// "none" holds the queries that nothing in their vault answers: they are scored apart, by how
+// often search returns the empty list they deserve.
+var Categories = []string{"keyword", "paraphrase", "title", "identifier", "question", "non-english", "none"}
+
+// Grades of an answer: how well a note answers its query.
+const (
+	PartlyRelevant = 1
+	Relevant       = 2
+)
+
+// Set is the labelled query set, as queries.json holds it.
+type Set struct {
+	About   []string         `json:"about"`
+	Vaults  map[string]Vault `json:"vaults"`
+	Queries []Query          `json:"queries"`
+}
+
+// Vault is a vault the queries search.
+type Vault struct {
+	Dir    string `json:"dir"`    // relative to the repository root, '/'-separated
+	Source string `json:"source"` // where to fetch it, for a vault that is not in the repository
+}
+
+// Query is one labelled query.
+type Query struct {
+	Vault    string         `json:"vault"`
+	Category string         `json:"category"`
+	Tune     *bool          `json:"tune"` // false: held out from tuning; required, so it is never false by omission
+	Query    string         `json:"query"`
+	Answers  map[string]int `json:"answers"` // vault-relative path → grade
+}
+
+// HeldOut reports whether the query belongs to the part kept aside from tuning.
+func (q Query) HeldOut() bool { return !*q.Tune }
+
+// LoadSet reads and checks the query set in file. Each mistake is reported with the query it
+// is in; the paths of the answers are checked against the vaults by CheckAnswers.
+func LoadSet(file string) (*Set, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var set Set
+	if err := dec.Decode(&set); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	var problems []error
+	seen := map[[2]string]bool{}
+	for i, q := range set.Queries {
+		where := fmt.Sprintf("%s: query %d (%q in %s)", file, i+1, q.Query, q.Vault)
+		bad := func(format string, args ...any) {
+			problems = append(problems, fmt.Errorf(where+": "+format, args...))
+		}
+		if _, ok := set.Vaults[q.Vault]; !ok {
+			bad("unknown vault; the vaults are %s", strings.Join(slices.Sorted(maps.Keys(set.Vaults)), ", "))
+		}
+		if !slices.Contains(Categories, q.Category) {
+			bad("unknown category %q; use one of %s", q.Category, strings.Join(Categories, ", "))
+		}
+		if q.Tune == nil {
+			bad(`no "tune": say true for the tuning part, false for the held-out part`)
+		}
+		if strings.TrimSpace(q.Query) == "" {
+			bad("the query is empty")
+		}
+		key := [2]string{q.Vault, q.Query}
+		if seen[key] {
+			bad("the same query is in the set twice")
+		}
+		seen[key] = true
+		relevant := 0
+		for path, grade := range q.Answers {
+			switch grade {
+			case Relevant:
+				relevant++
+			case PartlyRelevant:
+			default:
+				bad("%q has grade %d; use 2 (relevant) or 1 (partly relevant)", path, grade)
+			}
+		}
+		switch {
+		case q.Category == "none" && len(q.Answers) > 0:
+			bad(`a query of category "none" has no answers: its right answer is the empty list`)
+		case q.Category != "none" && relevant == 0:
+			bad(`no answer of grade 2; a query that nothing answers belongs to category "none"`)
+		}
+	}
+	if len(problems) > 0 {
+		return nil, errors.Join(problems...)
+	}
+	return &set, nil
+}
+
+// VaultDir returns the vault's folder, or an error that says how to fetch a vault that is
+// missing.
+func (s *Set) VaultDir(root, name string) (string, error) {
+	v := s.Vaults[name]
+	dir := filepath.Join(root, filepath.FromSlash(v.Dir))
+	if _, err := os.Stat(dir); err != nil {
+		if v.Source == "" {
+			return "", err
+		}
+		return "", fmt.Errorf("vault %s is not at %s; fetch %s into that folder", name, dir, v.Source)
+	}
+	return dir, nil
+}
+
+// CheckAnswers checks that every answer of the queries over vault name is a note the server
+// indexes: a Markdown file in the vault, outside the folders it skips.
+func (s *Set) CheckAnswers(root, name string) error {
+	dir, err := s.VaultDir(root, name)
+	if err != nil {
+		return err
+	}
+	notes, err := vault.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer notes.Close()
+	paths, err := notes.Notes()
+	if err != nil {
+		return err
+	}
+	var problems []error
+	for _, q := range s.Queries {
+		if q.Vault != name {
+			continue
+		}
+		for path := range q.Answers {
+			if !slices.Contains(paths, path) {
+				problems = append(problems, fmt.Errorf("query %q: %q is not a note of vault %s", q.Query, path, name))
+			}
+		}
+	}
+	return errors.Join(problems...)
+}
