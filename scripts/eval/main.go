@@ -26,7 +26,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -54,7 +53,8 @@ func main() {
 // of columns. Search ranks by vectors alone today, so there is one leg. When search ranks by
 // keywords too, add a leg for each ranking the server can be told to use alone (the
 // environment variable or flags that select it go in Env and Args) and name the ranking users
-// get by default "hybrid".
+// get by default "hybrid". The legs of a vault share its index: a leg chooses how to rank, not
+// what to store.
 type leg struct {
 	Name string
 	Env  []string // added to the server's environment
@@ -121,18 +121,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	// The vaults that are here; for the others, say how to fetch them.
 	var vaults, skipped []string
-	// The repository's own vaults first, then those of ../shared/vaults.
-	names := slices.SortedFunc(maps.Keys(set.Vaults), func(a, b string) int {
-		shared := func(name string) int { return len(set.Vaults[name].Source) } // only those have a source
-		return cmp.Or(cmp.Compare(min(shared(a), 1), min(shared(b), 1)), cmp.Compare(a, b))
-	})
-	for _, name := range names {
+	for _, name := range set.VaultNames() {
 		if _, err := set.VaultDir(root, name); err != nil {
 			if set.Vaults[name].Source == "" {
 				return err
 			}
-			n := countQueries(set, name)
-			fmt.Fprintf(stderr, "eval: skipping the %d queries over %s: %v\n", n, name, err)
+			fmt.Fprintf(stderr, "eval: skipping the %d queries over %s: %v\n", countQueries(set, name), name, err)
 			skipped = append(skipped, name)
 			continue
 		}
@@ -174,7 +168,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	results := newResults()
+	m := measurer{bin: bin, set: set, results: newResults(), log: stderr}
 	for _, e := range embedders {
 		for _, name := range vaults {
 			// One index a vault and embedder, shared by the legs: the first start builds it,
@@ -184,14 +178,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 			for _, l := range legs {
-				if err := measure(ctx, bin, copies[name], db, set, name, e, l, results, stderr); err != nil {
+				if err := m.measure(ctx, name, copies[name], db, e, l); err != nil {
 					return fmt.Errorf("%s embedder, %s leg, vault %s: %w", e.Name, l.Name, name, err)
 				}
 			}
 		}
 	}
 
-	rep := report{Step: step.Name, Embedders: embedders, Legs: legs, Set: set, Results: results, Vaults: vaults, Skipped: skipped}
+	rep := report{Step: step.Name, Embedders: embedders, Legs: legs, Set: set, Results: m.results, Vaults: vaults}
 	if *markdown {
 		io.WriteString(stdout, rep.Markdown())
 	} else {
@@ -201,7 +195,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		io.WriteString(stdout, rep.Details())
 	}
 	took := time.Since(start).Round(time.Second)
-	fmt.Fprintf(stderr, "eval: %d queries over %d vaults in %v\n", results.count(), len(vaults), took)
+	fmt.Fprintf(stderr, "eval: %d queries over %d vaults in %v\n", m.results.count(), len(vaults), took)
 
 	if *write != "" {
 		var why []string
@@ -225,19 +219,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// measure starts the server for one embedder and leg over one vault, runs that vault's queries
-// and records their scores.
-func measure(ctx context.Context, bin, vaultDir, db string, set *Set, vaultName string, e embedder, l leg, results *results, stderr io.Writer) error {
+// measurer runs queries through a step and keeps what search returned.
+type measurer struct {
+	bin     string // the step's binary
+	set     *Set
+	results *results
+	log     io.Writer
+}
+
+// measure starts the server for one embedder and leg over the vault name, served from dir
+// with its index in db, runs that vault's queries and records what they returned.
+func (m *measurer) measure(ctx context.Context, name, dir, db string, e embedder, l leg) error {
 	start := time.Now()
-	s, err := startServer(ctx, bin, vaultDir, db, append(slices.Clone(e.Env), l.Env...), l.Args...)
+	s, err := startServer(ctx, m.bin, dir, db, append(slices.Clone(e.Env), l.Env...), l.Args...)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	ready := time.Since(start)
 	n := 0
-	for i, q := range set.Queries {
-		if q.Vault != vaultName {
+	for i, q := range m.set.Queries {
+		if q.Vault != name {
 			continue
 		}
 		paths, err := s.Search(ctx, q.Query)
@@ -247,13 +249,13 @@ func measure(ctx context.Context, bin, vaultDir, db string, set *Set, vaultName 
 			if q.HeldOut() {
 				what = "a held-out query"
 			}
-			fmt.Fprintf(stderr, "eval: %s in %s: search_vault failed: %v\n", what, vaultName, err)
+			fmt.Fprintf(m.log, "eval: %s in %s: search_vault failed: %v\n", what, name, err)
 		}
-		results.add(e.Name, l.Name, i, paths)
+		m.results.add(e.Name, l.Name, i, paths)
 		n++
 	}
-	fmt.Fprintf(stderr, "eval: %-7s %-6s %-21s ready in %5.1fs, %3d queries in %5.1fs\n",
-		e.Name, l.Name, vaultName, ready.Seconds(), n, (time.Since(start) - ready).Seconds())
+	fmt.Fprintf(m.log, "eval: %-7s %-6s %-21s ready in %5.1fs, %3d queries in %5.1fs\n",
+		e.Name, l.Name, name, ready.Seconds(), n, (time.Since(start) - ready).Seconds())
 	return nil
 }
 

@@ -124,6 +124,20 @@ func (s *Set) VaultDir(root, name string) (string, error) {
 	return dir, nil
 }
 
+// VaultNames lists the vaults: the repository's own first, then those fetched into
+// ../shared/vaults (the ones with a source), each group by name.
+func (s *Set) VaultNames() []string {
+	var own, fetched []string
+	for _, name := range slices.Sorted(maps.Keys(s.Vaults)) {
+		if s.Vaults[name].Source == "" {
+			own = append(own, name)
+		} else {
+			fetched = append(fetched, name)
+		}
+	}
+	return append(own, fetched...)
+}
+
 // CheckAnswers checks that every answer of the queries over vault name is a note the server
 // indexes: a Markdown file in the vault, outside the folders it skips.
 func (s *Set) CheckAnswers(root, name string) error {

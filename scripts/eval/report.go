@@ -42,7 +42,6 @@ type report struct {
 	Set       *Set
 	Results   *results
 	Vaults    []string // the vaults that ran
-	Skipped   []string // the vaults that were absent
 	Took      time.Duration
 	Date      string
 }

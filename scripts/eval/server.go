@@ -41,7 +41,7 @@ func startServer(ctx context.Context, bin, vaultDir, dbFile string, env []string
 	s := &server{proc: proc, session: session}
 	if err := s.waitReady(ctx); err != nil {
 		s.Close()
-		return nil, err
+		return nil, fmt.Errorf("%w\nthe server's log:\n%s", err, proc.Logs())
 	}
 	return s, nil
 }
