@@ -64,9 +64,9 @@ type table struct {
 	Rows  [][]string
 }
 
-// table computes the rows for embedder e over part p. "all" averages every answerable query
+// figures computes the table for embedder e over part p. "all" averages every answerable query
 // (not "none"); "none" has only its empty rate, the one figure that means something for it.
-func (r *report) table(e embedder, p part) table {
+func (r *report) figures(e embedder, p part) table {
 	var rows [][]string
 	addRow := func(label string, keep func(Query) bool) int {
 		var idx []int
@@ -113,7 +113,7 @@ func (r *report) Text() string {
 	fmt.Fprintf(&b, "Search quality of steps/%s: search_vault, limit %d, over %s\n", r.Step, Depth, strings.Join(r.Vaults, ", "))
 	for _, e := range r.Embedders {
 		for _, p := range parts {
-			t := r.table(e, p)
+			t := r.figures(e, p)
 			fmt.Fprintf(&b, "\n%s\n", t.Title)
 			w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 			legRow := []string{"", ""}
@@ -139,7 +139,7 @@ func (r *report) Markdown() string {
 	var b strings.Builder
 	for _, e := range r.Embedders {
 		for _, p := range parts {
-			t := r.table(e, p)
+			t := r.figures(e, p)
 			fmt.Fprintf(&b, "%s:\n\n", capitalize(t.Title))
 			header := []string{"category", "n"}
 			for _, l := range r.Legs {
