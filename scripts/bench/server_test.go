@@ -148,12 +148,17 @@ func indexFresh(b *testing.B, bin, vaultDir string, env ...string) indexRun {
 // process exits: Linux carries the parent's peak into a child across fork and exec, so a
 // server started from a benchmark process that has grown to 500 MiB would report 500 MiB.
 func peakKiB(pid int) int64 {
+	return procStatus(pid, "VmHWM:")
+}
+
+// procStatus returns a field of /proc/PID/status given in kB, such as "VmHWM:", or 0.
+func procStatus(pid int, field string) int64 {
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0
 	}
 	for line := range strings.Lines(string(status)) {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, field); ok {
 			kib, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 			return kib
 		}

@@ -140,6 +140,22 @@ var sections = []section{
 			Bench: "BenchmarkMemory/notes=%d", Sizes: []int{1000, 10000, 50000},
 			Lines: []chartLine{{"peak RSS", "peak-MiB"}}, LinearY: true},
 	},
+	{
+		Title: "A hostile call",
+		Intro: "Step 10 answering a `create_note` call of 3.8 MB whose `tags` hold 1.9 million numbers (the schema allows 20 strings), once and then 16 at a time (as many as it serves at once), against its own resident memory when idle. mcp-go's own validation answered this call with 92 MB, one line per number, and took the server from 33 MiB to 1.2 GiB for one call and, for sixteen, to 19 GB. `jsonrpc.Strict` now refuses it before anything decodes it, and `toolargs` bounds every answer about arguments.",
+		Rows: []figure{
+			{What: "one call", Bench: "BenchmarkOversizedCall/at-once=1",
+				Value: metric{Unit: "peak-MiB", Label: "MiB"}, Extra: metric{Unit: "answer-bytes", Label: "bytes"}, ExtraWhat: "answer",
+				Bound: metric{Unit: "idle-MiB", Label: "MiB"}, BoundWhat: "idle", Ratio: "x-idle",
+				Target: "≤ 2×", MaxRatio: 2,
+				Miss: "The body itself is read whole (at most 4 MiB) before its values are counted; what else grew with it is a regression."},
+			{What: "16 calls at once", Bench: "BenchmarkOversizedCall/at-once=16",
+				Value: metric{Unit: "peak-MiB", Label: "MiB"}, Extra: metric{Unit: "answer-bytes", Label: "bytes"}, ExtraWhat: "answer",
+				Bound: metric{Unit: "idle-MiB", Label: "MiB"}, BoundWhat: "idle", Ratio: "x-idle",
+				Target: "≤ 10×", MaxRatio: 10,
+				Miss: "Sixteen bodies of 3.8 MB are 61 MB before any work, and Go's collector lets the heap reach twice what is live; more than that is a regression."},
+		},
+	},
 }
 
 func searchRow(what, size string) figure {

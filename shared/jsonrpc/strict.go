@@ -17,6 +17,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 )
 
 // The error codes Strict answers with, from JSON-RPC 2.0.
@@ -32,15 +33,22 @@ const firstModernVersion = "2026-07-28"
 
 // Strict returns a handler that checks every POST body before next reads it, and answers
 // itself a body that is not one JSON-RPC message MCP allows. It reads at most maxBody bytes,
-// and answers a longer body with 413. Everything else reaches next unchanged, with the same
-// body.
+// and answers a longer body with 413, as it does a message that nests deeper than MaxDepth or
+// holds more than MaxValues values. Everything else reaches next unchanged, with the same body.
 func Strict(next http.Handler, maxBody int64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+		// A body that says its length is read into a buffer of that size, not one that grows
+		// by doubling and leaves its smaller copies behind.
+		var buf bytes.Buffer
+		if r.ContentLength > 0 && r.ContentLength <= maxBody {
+			buf.Grow(int(r.ContentLength) + bytes.MinRead)
+		}
+		_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, maxBody))
+		body := buf.Bytes()
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			writeError(w, http.StatusRequestEntityTooLarge, nil, codeInvalidRequest, fmt.Sprintf(
 				"the body is larger than %d bytes; an MCP message is far smaller", maxBody))
@@ -52,6 +60,11 @@ func Strict(next http.Handler, maxBody int64) http.Handler {
 		}
 		if !json.Valid(body) {
 			writeError(w, http.StatusBadRequest, nil, codeParseError, "the body is not valid JSON")
+			return
+		}
+		// The shape is checked before anything decodes the body: see MaxValues.
+		if problem := tooLarge(body); problem != "" {
+			writeError(w, http.StatusRequestEntityTooLarge, idOf(body), codeInvalidRequest, problem)
 			return
 		}
 		if status, id, code, problem := check(body, r.Header); problem != "" {
@@ -117,6 +130,71 @@ func check(body []byte, header http.Header) (status int, id json.RawMessage, cod
 		return http.StatusOK, id, codeInvalidParams, `initialize needs params.protocolVersion, for example "2025-11-25"`
 	}
 	return 0, nil, 0, ""
+}
+
+// MaxDepth and MaxValues bound the JSON of one message, beyond the bytes the body may take.
+// mcp-go decodes a message into Go maps and slices, where a small value costs far more than
+// its text: "1," is two bytes of JSON and 24 bytes in a []any. So 4 MiB of them would cost
+// mcp-go some 100 MB to decode, and every check after it as much again. A message of this
+// server's tools holds a few dozen values.
+const (
+	MaxDepth  = 64
+	MaxValues = 10_000
+)
+
+// tooLarge says what is too large about a valid JSON body, or returns "" when nothing is.
+func tooLarge(body []byte) string {
+	switch depth, values := shape(body); {
+	case depth > MaxDepth:
+		return fmt.Sprintf("the message nests deeper than %d levels; an MCP message needs a few", MaxDepth)
+	case values > MaxValues:
+		return fmt.Sprintf("the message holds more than %d values (every string, number and item of a list counts); an MCP message holds a few dozen", MaxValues)
+	}
+	return ""
+}
+
+// idOf returns the id of a message to answer with, or nil when it has none MCP allows. It
+// decodes nothing else.
+func idOf(body []byte) json.RawMessage {
+	var msg struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &msg) != nil || !isStringOrInteger(msg.ID) {
+		return nil
+	}
+	return msg.ID
+}
+
+// shape returns how deeply valid JSON nests and how many values it holds: every object,
+// array, string (keys too), number, true, false and null. It stops counting once either
+// passes its bound, and allocates nothing.
+func shape(data []byte) (depth, values int) {
+	level := 0
+	for i := 0; i < len(data) && depth <= MaxDepth && values <= MaxValues; i++ {
+		switch c := data[i]; {
+		case c == '{' || c == '[':
+			level++
+			depth = max(depth, level)
+			values++
+		case c == '}' || c == ']':
+			level--
+		case c == '"':
+			// Skip to the closing quote; a backslash escapes the byte after it.
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+			values++
+		case c == '-' || ('0' <= c && c <= '9') || ('a' <= c && c <= 'z'):
+			// A number, or true, false or null: skip the rest of it.
+			for i+1 < len(data) && strings.IndexByte("0123456789+-.eEtrufalsn", data[i+1]) >= 0 {
+				i++
+			}
+			values++
+		}
+	}
+	return depth, values
 }
 
 // isStringOrInteger reports whether raw is an id MCP allows. A number with a fraction is

@@ -130,3 +130,82 @@ func TestStrictPasses(t *testing.T) {
 		})
 	}
 }
+
+// TestStrictBoundsShape: a message within the body's size but past MaxDepth or MaxValues is
+// refused with 413 and a short answer, before mcp-go decodes it; one at the bounds passes.
+func TestStrictBoundsShape(t *testing.T) {
+	// Eleven values besides the list: the message, its four keys, "2.0", 1, "x", params,
+	// "a" and the list itself.
+	list := func(n int) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":[` + strings.TrimSuffix(strings.Repeat("0,", n), ",") + `]}}`
+	}
+	// The message and params are two levels.
+	nested := func(depth int) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":` + strings.Repeat("[", depth-2) + strings.Repeat("]", depth-2) + `}}`
+	}
+	tests := []struct {
+		name, body string
+		refused    bool
+	}{
+		{"values at the bound", list(MaxValues - 11), false},
+		{"one value more", list(MaxValues - 10), true},
+		{"1.9 million values in 3.8 MB", list(1_900_000), true},
+		{"depth at the bound", nested(MaxDepth), false},
+		{"one level more", nested(MaxDepth + 1), true},
+		{"brackets inside strings are text", `{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":"` + strings.Repeat(`[\"\\`, 10_000) + `"}}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) })
+			rec := httptest.NewRecorder()
+			Strict(next, 4<<20).ServeHTTP(rec, httptest.NewRequest("POST", "/mcp", strings.NewReader(tt.body)))
+			if !tt.refused {
+				if rec.Code != http.StatusTeapot {
+					t.Errorf("refused with %d: %s", rec.Code, rec.Body)
+				}
+				return
+			}
+			var answer struct {
+				ID    json.RawMessage
+				Error struct{ Code int }
+			}
+			if rec.Code != http.StatusRequestEntityTooLarge || json.Unmarshal(rec.Body.Bytes(), &answer) != nil ||
+				string(answer.ID) != "1" || answer.Error.Code != -32600 || rec.Body.Len() > 300 {
+				t.Errorf("%d: %.300s; want 413, id 1, code -32600, and a short answer", rec.Code, rec.Body)
+			}
+		})
+	}
+}
+
+// TestShape counts as encoding/json's decoder does: one value for each token but a closing
+// bracket or brace.
+func TestShape(t *testing.T) {
+	for _, doc := range []string{
+		`0`, `-1.5e+3`, `true`, `null`, `""`, `"a\"b\\"`, `[]`, `{}`,
+		`{"a":[1,2,{"b":null}],"c":"]}\"[{"}`,
+		` [ [ [ ] ] , false , "x" ] `,
+		`{"k\\":"v\\\"","n":[true,false,null,-0.1E-2]}`,
+	} {
+		var want, level, deepest int
+		d := json.NewDecoder(strings.NewReader(doc))
+		for {
+			tok, err := d.Token()
+			if err != nil {
+				break
+			}
+			switch tok {
+			case json.Delim('['), json.Delim('{'):
+				level++
+				deepest = max(deepest, level)
+				want++
+			case json.Delim(']'), json.Delim('}'):
+				level--
+			default:
+				want++
+			}
+		}
+		if depth, values := shape([]byte(doc)); depth != deepest || values != want {
+			t.Errorf("shape(%s) = %d deep, %d values; want %d and %d", doc, depth, values, deepest, want)
+		}
+	}
+}

@@ -22,6 +22,7 @@ import (
 
 	"vaultmcp/shared/guard"
 	"vaultmcp/shared/jsonrpc"
+	"vaultmcp/shared/toolargs"
 	"vaultmcp/shared/vault"
 )
 
@@ -63,12 +64,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	defer notes.Close()
 
-	mcpServer := server.NewMCPServer("vaultmcp", "0.2.0",
-		server.WithToolCapabilities(false),
-		// Check every call's arguments against the tool's inputSchema before the handler
-		// runs; a mismatch becomes an isError result the model can read and correct.
-		server.WithInputSchemaValidation(),
-	)
+	mcpServer := server.NewMCPServer("vaultmcp", "0.2.0", server.WithToolCapabilities(false))
+	// Check every call's arguments against the tool's inputSchema before the handler runs; a
+	// mismatch becomes an isError result, in a few words the model can read and act on.
+	mcpServer.Use(toolargs.Check(mcpServer))
 	addTools(mcpServer, notes)
 
 	if *transport == "stdio" {

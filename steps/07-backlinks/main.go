@@ -25,6 +25,7 @@ import (
 	"vaultmcp/shared/guard"
 	"vaultmcp/shared/jsonrpc"
 	"vaultmcp/shared/store"
+	"vaultmcp/shared/toolargs"
 	"vaultmcp/shared/vault"
 )
 
@@ -108,12 +109,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	logger.Info("search", "min_score", index.floor)
 
-	mcpServer := server.NewMCPServer("vaultmcp", "0.7.0",
-		server.WithToolCapabilities(false),
-		// Check every call's arguments against the tool's inputSchema before the handler
-		// runs; a mismatch becomes an isError result the model can read and correct.
-		server.WithInputSchemaValidation(),
-	)
+	mcpServer := server.NewMCPServer("vaultmcp", "0.7.0", server.WithToolCapabilities(false))
+	// Check every call's arguments against the tool's inputSchema before the handler runs; a
+	// mismatch becomes an isError result, in a few words the model can read and act on.
+	mcpServer.Use(toolargs.Check(mcpServer))
 	addTools(mcpServer, notes, index)
 
 	if *transport == "stdio" {

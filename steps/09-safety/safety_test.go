@@ -240,6 +240,29 @@ func TestRefusesToListenBeyondThisMachine(t *testing.T) {
 	}
 }
 
+// TestRefusalsAreBounded: a call with many wrong values is answered in a few hundred bytes,
+// in words; mcp-go's own validation answered 5,000 wrong tags with one line each, 92 MB for
+// 1.9 million. A call with more values than any tool takes never reaches mcp-go at all.
+func TestRefusalsAreBounded(t *testing.T) {
+	url := startServer(t, t.TempDir(), "-embedder", "offline")
+
+	tags := make([]any, 5_000)
+	for i := range tags {
+		tags[i] = i
+	}
+	text, isError := call(t, url, "create_note", map[string]any{"title": "t", "content": "c", "tags": tags})
+	if !isError || len(text) > 2<<10 || strings.Contains(text, "&{") || !strings.Contains(text, `"tags"`) {
+		t.Errorf("create_note with 5,000 numbers as tags: %d bytes, error %v: %.300q", len(text), isError, text)
+	}
+
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_note","arguments":{"title":"t","content":"c","tags":[` +
+		strings.Repeat("1,", 1_900_000) + `1]}}}`
+	status, reply := rawCall(t, url, []byte(body), nil)
+	if status != http.StatusRequestEntityTooLarge || len(reply) > 1<<10 {
+		t.Errorf("create_note with 1.9 million tags in 3.8 MB: %d, %d bytes: %.300q", status, len(reply), reply)
+	}
+}
+
 // TestAnswersAreBounded: a long note and a much-linked note give answers a model can hold.
 func TestAnswersAreBounded(t *testing.T) {
 	dir := t.TempDir()

@@ -29,6 +29,7 @@ import (
 	"vaultmcp/shared/inbox"
 	"vaultmcp/shared/jsonrpc"
 	"vaultmcp/shared/store"
+	"vaultmcp/shared/toolargs"
 	"vaultmcp/shared/vault"
 	"vaultmcp/shared/watch"
 )
@@ -145,13 +146,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 
 	mcpServer := server.NewMCPServer("vaultmcp", "0.10.0",
 		server.WithToolCapabilities(false),
-		// Check every call's arguments against the tool's inputSchema before the handler
-		// runs; a mismatch becomes an isError result the model can read and correct.
-		server.WithInputSchemaValidation(),
 		// An argument the schema does not name is refused too: a model that invents one
 		// learns at once that it does nothing.
 		server.WithStrictInputSchemaDefault(),
 	)
+	// Check every call's arguments against the tool's inputSchema before the handler runs; a
+	// mismatch becomes an isError result, in a few words the model can read and act on.
+	mcpServer.Use(toolargs.Check(mcpServer))
 	newNotes, err := inbox.Open(notes, *inboxDir)
 	if err != nil {
 		return err
