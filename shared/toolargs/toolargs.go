@@ -362,6 +362,7 @@ func missing(at string, location, names []string) string {
 
 // unknown words an "additionalProperties" failure, with the names the tool does take.
 func unknown(tool mcp.Tool, at string, location, names []string) string {
+	names = slices.Sorted(slices.Values(names)) // the validator lists them in map order
 	if len(location) > 0 {
 		return fmt.Sprintf("%s has no field %s", at, quote(names))
 	}
