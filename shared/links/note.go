@@ -26,14 +26,14 @@ type ref struct {
 
 // MaxLinksPerNote bounds the links the graph keeps of one note. Real notes have dozens; a hub
 // may have a few thousand. Without a bound, one hostile 8 MiB note of "[[a]]" would cost the
-// graph 1.7 million links and hundreds of megabytes.
-const MaxLinksPerNote = 10_000
+// graph 1.7 million links and hundreds of megabytes. The parser keeps no more than this either.
+const MaxLinksPerNote = markdown.MaxLinks
 
 func newNote(path, content string, parsed markdown.Note) *note {
 	n := newEmptyNote(path)
 	n.aliases = aliases(parsed.Frontmatter.Fields)
 
-	lines := strings.Split(strings.TrimPrefix(content, "\ufeff"), "\n")
+	lines := newLineReader(strings.TrimPrefix(content, "\ufeff"))
 	headings := make([]string, len(parsed.Sections)) // copied once, shared by their links
 	for i, s := range parsed.Sections {
 		headings[i] = strings.Clone(s.Heading)
@@ -50,7 +50,7 @@ func newNote(path, content string, parsed markdown.Note) *note {
 			continue
 		}
 		if l.Line != prevLine {
-			text, prevLine = lineText(lines, l.Line), l.Line
+			text, prevLine = lines.text(l.Line), l.Line
 		}
 		section := ""
 		if i := sectionAt(parsed.Sections, l.Line); i >= 0 {
@@ -110,14 +110,33 @@ func changedNames(old, n *note) []string {
 	return changed
 }
 
-// lineText returns a copy of line number (1-based) of lines, as shown to a model: valid
-// UTF-8, without the CR of a Windows line end.
-func lineText(lines []string, number int) string {
-	if number < 1 || number > len(lines) {
+// text returns a copy of line number (1-based), as shown to a model: valid UTF-8, without the
+// CR of a Windows line end; "" past the last line.
+func (r *lineReader) text(number int) string {
+	if number < r.number { // never for links in order, which is how the parser lists them
+		r.rest, r.number = r.all, 1
+	}
+	for ; r.number < number && r.rest != ""; r.number++ {
+		_, r.rest, _ = strings.Cut(r.rest, "\n")
+	}
+	if r.number < number {
 		return ""
 	}
-	line := strings.TrimSuffix(lines[number-1], "\r")
+	line, _, _ := strings.Cut(r.rest, "\n")
+	line = strings.TrimSuffix(line, "\r")
 	return strings.Clone(strings.ToValidUTF8(line, "\uFFFD"))
+}
+
+// lineReader finds the lines of a text by number, reading forward: a note's links come in the
+// order of their lines, and a slice of every line would cost 16 bytes a line.
+type lineReader struct {
+	all    string
+	rest   string // the text from the start of line number on
+	number int
+}
+
+func newLineReader(text string) *lineReader {
+	return &lineReader{all: text, rest: text, number: 1}
 }
 
 // sectionAt returns the index of the section holding line, or -1 for text above the first

@@ -18,7 +18,7 @@ import (
 type Note struct {
 	Title       string // the file name without ".md": Obsidian's title for the note
 	Frontmatter frontmatter.Frontmatter
-	Headings    []Heading
+	Headings    []Heading // those that start a section: every one, but see MaxSections
 	Sections    []Section // in file order; text before the first heading comes first
 	Links       []Link    // frontmatter links first (by property name), then the body's in order
 	Tags        []Tag     // frontmatter tags first, then the body's in order
@@ -61,9 +61,16 @@ func Parse(notePath, content string) Note {
 		Links:       frontmatterLinks(fm.Fields),
 		Tags:        frontmatterTags(fm.Fields),
 	}
-	p := parser{note: &n, current: Section{Line: bodyLine}}
-	for i, line := range strings.Split(body, "\n") {
-		p.line(bodyLine+i, strings.TrimSuffix(line, "\r"))
+	p := parser{note: &n, current: Section{Line: bodyLine}, maxSections: MaxSections(len(body))}
+	// Line by line, without a slice of all the lines: a note of empty lines would make one of
+	// 16 bytes for each byte of the note.
+	for number := bodyLine; ; number++ {
+		line, rest, more := strings.Cut(body, "\n")
+		p.line(number, strings.TrimSuffix(line, "\r"))
+		if !more {
+			break
+		}
+		body = rest
 	}
 	p.endSection()
 
@@ -73,14 +80,38 @@ func Parse(notePath, content string) Note {
 	return n
 }
 
+// MaxSections bounds the sections of a note whose body is bodySize bytes long: 100, and one
+// more for each sectionShare bytes. A section costs the index at least one chunk, and a chunk a
+// vector whatever its length (3 KiB for 768 dimensions) and a call to the embedder: a note of
+// a hundred thousand one-line sections would cost a thousand times its size. Real notes stay
+// far below the bound: the most sections for their size, in the vaults the tests read, is one
+// for 100 bytes of a 1 KiB note. Past it, a heading under which fewer than sectionShare bytes
+// were written starts no section: it becomes a line of the section before it, which search
+// still finds. So every later section holds sectionShare bytes or more, and a note has at most
+// MaxSections(size) + size/sectionShare sections, however many headings it has.
+func MaxSections(bodySize int) int { return 100 + bodySize/sectionShare }
+
+const sectionShare = 512
+
 // parser carries what one line needs to know about the lines before it.
 type parser struct {
-	note    *Note
-	fence   fence    // the open code fence, if any
-	comment string   // the marker that closes the open comment ("%%" or "-->"), if any
-	current Section  // the section being read
-	text    []string // its lines so far
-	trail   []Heading
+	note        *Note
+	fence       fence           // the open code fence, if any
+	comment     string          // the marker that closes the open comment ("%%" or "-->"), if any
+	current     Section         // the section being read
+	text        strings.Builder // its lines so far, each after a newline but the first
+	lines       int             // how many
+	trail       []Heading
+	maxSections int
+}
+
+// add appends a line to the current section's text.
+func (p *parser) add(line string) {
+	if p.lines > 0 {
+		p.text.WriteByte('\n')
+	}
+	p.text.WriteString(line)
+	p.lines++
 }
 
 func (p *parser) line(number int, line string) {
@@ -90,7 +121,7 @@ func (p *parser) line(number int, line string) {
 			p.fence = fence{}
 		}
 		if code {
-			p.text = append(p.text, line) // code is content, but holds no headings, links or tags
+			p.add(line) // code is content, but holds no headings, links or tags
 			return
 		}
 	}
@@ -99,7 +130,7 @@ func (p *parser) line(number int, line string) {
 	if !startsInComment {
 		if f, ok := openFence(line); ok {
 			p.fence = f
-			p.text = append(p.text, line)
+			p.add(line)
 			return
 		}
 	}
@@ -107,16 +138,19 @@ func (p *parser) line(number int, line string) {
 	if len(pieces) == 0 && line != "" {
 		return // the line is all comment
 	}
-	var visible strings.Builder
-	for _, pc := range pieces {
-		visible.WriteString(line[pc.start:pc.end])
+	text := line
+	if len(pieces) != 1 || pieces[0].end-pieces[0].start != len(line) {
+		var visible strings.Builder
+		for _, pc := range pieces {
+			visible.WriteString(line[pc.start:pc.end])
+		}
+		text = visible.String()
 	}
-	text := visible.String()
 
 	if level, heading, ok := atxHeading(text); ok && !startsInComment {
-		p.startSection(Heading{Text: heading, Level: level, Line: number})
+		p.startSection(Heading{Text: heading, Level: level, Line: number}, text)
 	} else {
-		p.text = append(p.text, text)
+		p.add(text)
 	}
 	for _, pc := range pieces {
 		if !pc.code {
@@ -125,12 +159,18 @@ func (p *parser) line(number int, line string) {
 	}
 }
 
-func (p *parser) startSection(h Heading) {
-	p.endSection()
+// startSection starts a section at heading h, written as line, or, past MaxSections, makes
+// line part of the current section.
+func (p *parser) startSection(h Heading, line string) {
 	for len(p.trail) > 0 && p.trail[len(p.trail)-1].Level >= h.Level {
 		p.trail = p.trail[:len(p.trail)-1]
 	}
 	p.trail = append(p.trail, h)
+	if len(p.note.Sections) >= p.maxSections && p.text.Len() < sectionShare {
+		p.add(line)
+		return
+	}
+	p.endSection()
 	trail := make([]string, len(p.trail))
 	for i, t := range p.trail {
 		trail[i] = t.Text
@@ -143,13 +183,19 @@ func (p *parser) startSection(h Heading) {
 // when there is some; a heading is one even when empty, since it is part of the outline.
 func (p *parser) endSection() {
 	s := p.current
-	s.Text = strings.Trim(strings.Join(p.text, "\n"), "\n")
-	p.text = p.text[:0]
+	s.Text = strings.Trim(p.text.String(), "\n")
+	p.text.Reset()
+	p.lines = 0
 	if s.Level == 0 && strings.TrimSpace(s.Text) == "" {
 		return
 	}
 	p.note.Sections = append(p.note.Sections, s)
 }
+
+// MaxHeading bounds the text of a heading, in bytes. A heading names a section in a line; the
+// index stores it with every chunk of its section, so a heading half a note long made the
+// index grow with the square of the note. A longer heading is cut, and ends in "…".
+const MaxHeading = 200
 
 // atxHeading recognises "# Heading" through "###### Heading": up to three spaces, one to six
 // '#', then a space or tab ("#tag" is a tag, not a heading). An optional closing run of '#' is
@@ -171,6 +217,9 @@ func atxHeading(line string) (level int, text string, ok bool) {
 	text = strings.TrimSpace(rest[level:])
 	if closed := strings.TrimRight(text, "#"); closed == "" || strings.HasSuffix(closed, " ") || strings.HasSuffix(closed, "\t") {
 		text = strings.TrimSpace(closed)
+	}
+	if len(text) > MaxHeading {
+		text = truncate(text, MaxHeading-len("…")) + "…"
 	}
 	return level, text, text != ""
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"slices"
+	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -31,6 +31,7 @@ type outlineJSON struct {
 	Tags             []string      `json:"tags"`
 	Sections         []sectionJSON `json:"sections"`
 	Links            []linkJSON    `json:"links"`
+	Truncated        string        `json:"truncated,omitempty"` // what is left out, and why
 }
 
 type sectionJSON struct {
@@ -50,6 +51,18 @@ type linkJSON struct {
 	Key     string `json:"frontmatterKey,omitempty"`
 }
 
+// fits reports whether v, as JSON, fits in what is left of budget, and takes that much. Once
+// something does not fit, nothing else does: what is shown is always a beginning.
+func fits(budget *int, v any) bool {
+	data, err := json.Marshal(v)
+	if err != nil || len(data)+1 > *budget {
+		*budget = -1 // spent: the answer is cut
+		return false
+	}
+	*budget -= len(data) + 1 // and a comma
+	return true
+}
+
 func getOutline(notes *vault.Vault) server.ToolHandlerFunc {
 	return func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		path, content, err := notes.ReadNote(req.GetString("path", ""))
@@ -62,20 +75,45 @@ func getOutline(notes *vault.Vault) server.ToolHandlerFunc {
 		if note.Frontmatter.Err != nil {
 			out.FrontmatterError = note.Frontmatter.Err.Error()
 		}
+		// The outline holds the whole text in its chunks: like get_note, it stops at maxBody,
+		// after the first sections and links that fit, and says what it left out. What is
+		// there already, and room for saying so, come off first.
+		empty, _ := json.Marshal(out)
+		budget := maxBody - len(empty) - 300
+		seen := map[string]bool{}
 		for _, t := range note.Tags {
 			// A tag may be in the frontmatter and in the text; the outline lists it once.
-			if !slices.Contains(out.Tags, t.Name) {
+			if !seen[t.Name] && fits(&budget, t.Name) {
 				out.Tags = append(out.Tags, t.Name)
 			}
+			seen[t.Name] = true
 		}
 		for _, s := range note.Sections {
-			out.Sections = append(out.Sections, sectionJSON{Heading: s.Heading, Level: s.Level, Line: s.Line, Chunks: s.Chunks})
+			section := sectionJSON{Heading: s.Heading, Level: s.Level, Line: s.Line}
+			if !fits(&budget, section) {
+				break
+			}
+			for _, c := range s.Chunks {
+				if !fits(&budget, c) {
+					break
+				}
+				section.Chunks = append(section.Chunks, c)
+			}
+			out.Sections = append(out.Sections, section)
 		}
 		for _, l := range note.Links {
-			out.Links = append(out.Links, linkJSON{
+			link := linkJSON{
 				Target: l.Target, Heading: l.Heading, Block: l.Block, Alias: l.Alias,
 				Embed: l.Embed, Line: l.Line, Key: l.Key,
-			})
+			}
+			if !fits(&budget, link) {
+				break
+			}
+			out.Links = append(out.Links, link)
+		}
+		if budget < 0 {
+			out.Truncated = fmt.Sprintf("the whole outline is larger than %d bytes; this is the first %d of %d sections (the last may miss chunks), %d of %d links and %d of %d tags. get_note reads the text",
+				maxBody, len(out.Sections), len(note.Sections), len(out.Links), len(note.Links), len(out.Tags), len(seen))
 		}
 		text, err := json.Marshal(out)
 		if err != nil {
