@@ -97,6 +97,7 @@ type indexRun struct {
 	took     time.Duration // by the server's clock: without process start or opening the database
 	sections int           // chunks embedded and stored
 	peakKiB  int64         // peak resident memory, up to the moment the index was up to date
+	dbBytes  int64         // the index's files once the server stopped
 }
 
 // indexFresh starts the server over the vault with a new, empty database, waits until its
@@ -140,6 +141,11 @@ func indexFresh(b *testing.B, bin, vaultDir string, env ...string) indexRun {
 		b.Fatalf("cannot read the time %q in the log", m[3])
 	}
 	run.peakKiB = peak
+	for _, file := range []string{db, db + "-wal"} {
+		if info, err := os.Stat(file); err == nil {
+			run.dbBytes += info.Size()
+		}
+	}
 	return run
 }
 

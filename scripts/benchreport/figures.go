@@ -156,6 +156,32 @@ var sections = []section{
 				Miss: "Sixteen bodies of 3.8 MB are 61 MB before any work, and Go's collector lets the heap reach twice what is live; more than that is a regression."},
 		},
 	},
+	{
+		Title: "The cost of one note",
+		Intro: "Step 10 indexing a vault of one note, from empty, through the stand-in: its peak resident memory and the index's size beyond those of an empty note, per byte of note, at 8 MiB (the largest note it reads) against 1 MiB. A cost that grows linearly gives a ratio near 1; one that grows with the square of the note, as a long heading once did, would give 8. The shapes are those that once cost more than their size: a heading half the note long (stored with every chunk: 248 bytes of index per byte at 1 MiB, 489 at 2 MiB), six-byte sections (a vector each: 1.2 GiB of memory and 525 MiB of index for 1 MiB), and for comparison one long line and plain paragraphs.",
+		Rows: []figure{
+			shapeRow("a heading half the note long", "long-heading", "memory"),
+			shapeRow("a heading half the note long", "long-heading", "index"),
+			shapeRow("six-byte sections", "tiny-sections", "memory"),
+			shapeRow("six-byte sections", "tiny-sections", "index"),
+			shapeRow("one line", "long-line", "memory"),
+			shapeRow("one line", "long-line", "index"),
+			shapeRow("plain paragraphs", "plain", "memory"),
+			shapeRow("plain paragraphs", "plain", "index"),
+		},
+	},
+}
+
+// shapeRow is the cost per byte of a note of one shape at 8 MiB, against 1 MiB: of memory
+// ("memory") or of index ("index").
+func shapeRow(what, shape, cost string) figure {
+	largest := "BenchmarkNoteShapes/" + shape + "/size=8192KiB"
+	total := map[string]metric{"memory": {Unit: "peak-MiB", Label: "MiB"}, "index": {Unit: "index-MiB", Label: "MiB"}}[cost]
+	return figure{What: what + ": " + cost + " per byte", Bench: largest, Long: true,
+		Value: metric{Unit: cost + "-B/B", Label: "bytes"}, Extra: total, ExtraWhat: "in all",
+		Bound: metric{Unit: cost + "-B/B", Label: "bytes"}, BoundBench: "BenchmarkNoteShapes/" + shape + "/size=1024KiB", BoundWhat: "at 1 MiB",
+		Ratio: "x-smallest-" + cost, Target: "≤ 1.5×", MaxRatio: 1.5,
+		Miss: "A cost per byte that grows with the note: something stored or held for each part of a note grows with another part. BenchmarkNoteShapes at the sizes between shows where it starts."}
 }
 
 func searchRow(what, size string) figure {
