@@ -68,6 +68,9 @@ func cleanPath(p string, windows bool) (string, error) {
 	// text only. Every ".." that remains leads out of the vault.
 	clean = path.Clean(clean)
 	switch {
+	case isDrive(clean):
+		// Cleaning can bring a drive to the front: "./C:" and "x/../C:/y" become "C:...".
+		return "", refuse(ErrOutside, "path %q names a drive; %s", p, hint)
 	case clean == ".":
 		return "", refuse(ErrInvalidPath, "path %q names the vault itself, not a note in it; %s", p, hint)
 	case clean == ".." || strings.HasPrefix(clean, "../"):

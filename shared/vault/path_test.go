@@ -71,6 +71,8 @@ var cleanPathTests = []struct {
 	{in: "../vault/Note.md", kind: ErrOutside},
 	{in: `C:\Windows\win.ini`, kind: ErrOutside},
 	{in: "C:x.md", kind: ErrOutside, windows: true, want: "C:x.md"},
+	{in: "./A:", kind: ErrOutside},
+	{in: "x/../C:/y.md", kind: ErrOutside},
 	{in: "c:/x.md", kind: ErrOutside},
 	{in: "Z:", kind: ErrOutside},
 	{in: "Meeting 10:30.md", kind: ErrOutside, windows: true, want: "Meeting 10:30.md"},
