@@ -19,6 +19,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"sync"
+	"time"
 )
 
 // DefaultMaxBody bounds one message: a request body, or a line on stdio. A JSON-RPC message
@@ -31,6 +34,11 @@ const DefaultMaxBody = 4 << 20
 // not queued: a queue would hold the same connections and goroutines, only longer.
 const DefaultMaxInFlight = 16
 
+// DefaultBodyTimeout bounds the time a request body may take to arrive. A body of at most
+// DefaultMaxBody crosses loopback in milliseconds; a client still sending after 5 s is stuck,
+// or trickling bytes on purpose.
+const DefaultBodyTimeout = 5 * time.Second
+
 // Config says what Wrap lets through.
 type Config struct {
 	// Addr is the listener's own address, ln.Addr(), as Local takes it.
@@ -41,6 +49,8 @@ type Config struct {
 	MaxBody int64
 	// MaxInFlight is how many requests may be served at once; 0 means DefaultMaxInFlight.
 	MaxInFlight int
+	// BodyTimeout is how long a request body may take to arrive; 0 means DefaultBodyTimeout.
+	BodyTimeout time.Duration
 	// Logger gets a line for every refusal; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -51,12 +61,14 @@ type Config struct {
 //  1. Host and Origin (403), as Local checks them.
 //  2. Method (405): POST only. This server streams nothing and keeps no sessions, so GET
 //     and DELETE have nothing to do.
-//  3. Concurrency (503): at most MaxInFlight requests go further at once.
-//  4. Body (413): at most MaxBody bytes are read.
+//  3. Body (413, 408): at most MaxBody bytes, arriving within BodyTimeout.
+//  4. Concurrency (503): at most MaxInFlight requests go further at once.
 //
 // Host and Origin come first: they are cheap, and a hostile page learns nothing more, not
-// even which methods exist. A request takes its slot before its body is read, so at most
-// MaxInFlight bodies are ever in memory.
+// even which methods exist. The body comes before the slot, so a client that sends its body
+// a byte a second holds no slot while it does: it holds only the bytes it has sent, counted
+// against a budget of MaxInFlight × MaxBody shared by every body still arriving. So at most
+// twice that is ever held in bodies: that budget, and the bodies of the requests in flight.
 //
 // Wrap fails when Addr is not a loopback address with a real port, or an origin in Origins
 // is not written as a browser would send it.
@@ -64,8 +76,9 @@ func Wrap(next http.Handler, cfg Config) (http.Handler, error) {
 	if cfg.Addr == nil {
 		return nil, errors.New("guard.Config.Addr is nil; pass the listener's address, ln.Addr()")
 	}
-	if cfg.MaxBody < 0 || cfg.MaxInFlight < 0 {
-		return nil, fmt.Errorf("guard.Config has a negative limit (MaxBody %d, MaxInFlight %d); use 0 for the default", cfg.MaxBody, cfg.MaxInFlight)
+	if cfg.MaxBody < 0 || cfg.MaxInFlight < 0 || cfg.BodyTimeout < 0 {
+		return nil, fmt.Errorf("guard.Config has a negative limit (MaxBody %d, MaxInFlight %d, BodyTimeout %v); use 0 for the default",
+			cfg.MaxBody, cfg.MaxInFlight, cfg.BodyTimeout)
 	}
 	// The listener's real address is checked too: a "localhost" that resolves to another
 	// machine's address is caught here.
@@ -73,28 +86,48 @@ func Wrap(next http.Handler, cfg Config) (http.Handler, error) {
 		return nil, err
 	}
 	g := &wall{
-		next:    next,
-		maxBody: cmp.Or(cfg.MaxBody, DefaultMaxBody),
-		slots:   make(chan struct{}, cmp.Or(cfg.MaxInFlight, DefaultMaxInFlight)),
-		log:     cmp.Or(cfg.Logger, slog.Default()),
+		next:        next,
+		maxBody:     cmp.Or(cfg.MaxBody, DefaultMaxBody),
+		bodyTimeout: cmp.Or(cfg.BodyTimeout, DefaultBodyTimeout),
+		slots:       make(chan struct{}, cmp.Or(cfg.MaxInFlight, DefaultMaxInFlight)),
+		log:         cmp.Or(cfg.Logger, slog.Default()),
 	}
+	// Room for MaxInFlight bodies of the largest size, each with the one byte more that
+	// tells a body at the limit from one over it.
+	g.arriving.left = int64(cap(g.slots)) * (g.maxBody + 1)
 	return Local(g, cfg.Addr, g.log, cfg.Origins...)
 }
 
 // wall is the handler Local passes to: the checks after Host and Origin.
 type wall struct {
-	next    http.Handler
-	maxBody int64
-	slots   chan struct{} // a request holds one while it is served
-	log     *slog.Logger
+	next        http.Handler
+	maxBody     int64
+	bodyTimeout time.Duration
+	arriving    budget        // bytes of the bodies still arriving
+	slots       chan struct{} // a request holds one while it is served
+	log         *slog.Logger
 }
 
 func (g *wall) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
+		// Clients ask with GET whether the server streams, and some end a session with
+		// DELETE; 405 is the answer the MCP spec gives both. Nothing is wrong, so it is no
+		// warning.
+		level := slog.LevelWarn
+		if r.Method == http.MethodGet || r.Method == http.MethodDelete {
+			level = slog.LevelDebug
+		}
 		w.Header().Set("Allow", http.MethodPost)
-		refuse(g.log, w, r, http.StatusMethodNotAllowed, "method", fmt.Sprintf(
+		refuseAt(level, g.log, w, r, http.StatusMethodNotAllowed, "method", fmt.Sprintf(
 			"method %s is not allowed; send JSON-RPC messages with POST (this server streams nothing and keeps no sessions)",
 			r.Method))
+		return
+	}
+
+	body, err := g.readBody(w, r)
+	defer g.arriving.give(int64(cap(body)))
+	if err != nil {
+		g.refuseBody(w, r, err)
 		return
 	}
 
@@ -108,30 +141,98 @@ func (g *wall) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			cap(g.slots)))
 		return
 	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	g.next.ServeHTTP(w, r)
+}
 
-	body, err := g.readBody(w, r)
+// refuseBody answers a request whose body could not be read, with the reason.
+func (g *wall) refuseBody(w http.ResponseWriter, r *http.Request, err error) {
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 		refuse(g.log, w, r, http.StatusRequestEntityTooLarge, "body", fmt.Sprintf(
 			"the request body is larger than %d bytes, the most this server reads; MCP messages to it are far smaller",
 			g.maxBody))
 		return
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		refuse(g.log, w, r, http.StatusRequestTimeout, "body", fmt.Sprintf(
+			"the request body took longer than %v to arrive; send it all at once", g.bodyTimeout))
+	case errors.Is(err, errNoBudget):
+		w.Header().Set("Retry-After", "1")
+		refuse(g.log, w, r, http.StatusServiceUnavailable, "busy",
+			"the server is receiving as many request bodies as it holds at once; try again in a second")
+	default:
 		refuse(g.log, w, r, http.StatusBadRequest, "body", fmt.Sprintf("could not read the request body: %v", err))
-		return
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	g.next.ServeHTTP(w, r)
 }
 
-// readBody reads the whole body, up to maxBody bytes. mcp-go reads the body itself and
-// answers a read error with a JSON-RPC parse error, so a limit wrapped around its reader
-// would come out as that, not as 413. Reading it here, and handing next a copy, keeps the
-// answer ours; the copy costs at most maxBody.
+// readBody reads the whole body, up to maxBody bytes, within bodyTimeout. mcp-go reads the
+// body itself and answers a read error with a JSON-RPC parse error, so a limit wrapped around
+// its reader would come out as that, not as 413. Reading it here, and handing next a copy,
+// keeps the answer ours; the copy costs at most maxBody.
+//
+// The memory for the body is taken from the arriving budget as the body grows, so a slow body
+// holds only about what it sent. The caller gives back cap(body) once done with it; after an
+// error, readBody has given back what it took.
 func (g *wall) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	// A body that announces its size is refused without reading it.
 	if r.ContentLength > g.maxBody {
 		return nil, &http.MaxBytesError{Limit: g.maxBody}
 	}
-	return io.ReadAll(http.MaxBytesReader(w, r.Body, g.maxBody))
+	// The server's ReadTimeout covers headers and body, and is long. This deadline is the
+	// body's own; net/http lifts it once the body has been read to its end. A ResponseWriter
+	// without deadlines (a test's recorder) reads without one.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(g.bodyTimeout))
+
+	src := http.MaxBytesReader(w, r.Body, g.maxBody)
+	var buf []byte
+	for {
+		if len(buf) == cap(buf) {
+			// Double, as io.ReadAll does, but never past what MaxBytesReader lets through.
+			size := min(max(512, 2*int64(cap(buf))), g.maxBody+1)
+			if !g.arriving.take(size - int64(cap(buf))) {
+				g.arriving.give(int64(cap(buf)))
+				return nil, errNoBudget
+			}
+			grown := make([]byte, len(buf), size)
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := src.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		switch {
+		case err == io.EOF:
+			return buf, nil
+		case err != nil:
+			g.arriving.give(int64(cap(buf)))
+			return nil, err
+		}
+	}
+}
+
+// errNoBudget is readBody's answer when the bodies already arriving hold all the memory the
+// wall gives them.
+var errNoBudget = errors.New("no room for another body")
+
+// A budget is a number of bytes, taken and given back by the requests whose bodies arrive.
+type budget struct {
+	mu   sync.Mutex
+	left int64
+}
+
+// take takes n bytes, or reports false and takes nothing when fewer are left.
+func (b *budget) take(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n > b.left {
+		return false
+	}
+	b.left -= n
+	return true
+}
+
+func (b *budget) give(n int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.left += n
 }

@@ -499,3 +499,118 @@ func TestCanonicalOrigin(t *testing.T) {
 		}
 	}
 }
+
+// slowClient opens a connection and sends a POST whose body announces length bytes and then
+// arrives a byte every interval, as a stuck or hostile client would send it.
+func slowClient(t *testing.T, srv server, length int, interval time.Duration) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", "127.0.0.1:"+srv.port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n",
+		srv.port, length)
+	go func() {
+		for range length {
+			if _, err := conn.Write([]byte(" ")); err != nil {
+				return // the server gave up on it, or the test ended
+			}
+			time.Sleep(interval)
+		}
+	}()
+	return conn
+}
+
+// Clients that send their bodies a byte at a time hold no slot while they do: as many of them
+// as there are slots leave the server answering everyone else, and each is cut off once its
+// body has taken longer than BodyTimeout.
+func TestSlowBodiesHoldNoSlot(t *testing.T) {
+	var calls atomic.Int32
+	srv := serve(t, echo(&calls), Config{BodyTimeout: 2 * time.Second})
+	var slow []net.Conn
+	for range DefaultMaxInFlight {
+		slow = append(slow, slowClient(t, srv, 1000, 50*time.Millisecond))
+	}
+	// Long enough for the server to be reading every slow body.
+	time.Sleep(300 * time.Millisecond)
+
+	for i := range 3 {
+		if resp, body := (call{}).do(t, srv.url); resp.StatusCode != http.StatusOK {
+			t.Fatalf("request %d while %d bodies trickle in: status %d, %s; want 200", i, len(slow), resp.StatusCode, body)
+		}
+	}
+	for i, conn := range slow {
+		conn.SetReadDeadline(time.Now().Add(10 * time.Second)) // a failure guard: the answer comes after BodyTimeout
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("slow client %d got no answer: %v", i, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		checkRefusal(t, resp, body, http.StatusRequestTimeout, "body")
+	}
+	if calls.Load() != 3 {
+		t.Errorf("the inner handler ran %d times, want 3: a slow body reached it", calls.Load())
+	}
+}
+
+// Bodies still arriving share a budget of MaxInFlight × MaxBody bytes: one that holds it all
+// leaves no room for another until it is done.
+func TestArrivingBodiesAreBounded(t *testing.T) {
+	var calls atomic.Int32
+	srv := serve(t, echo(&calls), Config{MaxBody: 1000, MaxInFlight: 1})
+	conn, err := net.Dial("tcp", "127.0.0.1:"+srv.port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nContent-Length: 1000\r\n\r\n%s", srv.port, strings.Repeat(" ", 600))
+
+	// Once the server has read those 600 bytes, the budget is spent.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, body := (call{}).do(t, srv.url)
+		if resp.StatusCode == http.StatusServiceUnavailable {
+			checkRefusal(t, resp, body, http.StatusServiceUnavailable, "busy")
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a second body was still read while the first held the budget: status %d", resp.StatusCode)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	// The first body ends and is served; its bytes go back to the budget.
+	io.WriteString(conn, strings.Repeat(" ", 400))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("the first body, once complete: status %d, want 200", resp.StatusCode)
+	}
+	if resp, body := (call{}).do(t, srv.url); resp.StatusCode != http.StatusOK {
+		t.Errorf("after the first body was served: status %d, %s; want 200", resp.StatusCode, body)
+	}
+}
+
+// GET and DELETE are how MCP clients ask whether the server streams or keeps sessions: 405 is
+// their answer, and no warning. Any other method still warns.
+func TestProtocolMethodsAreNoWarning(t *testing.T) {
+	var calls atomic.Int32
+	srv := serve(t, echo(&calls), Config{})
+	for _, method := range []string{http.MethodGet, http.MethodDelete} {
+		resp, body := call{method: method, body: http.NoBody}.do(t, srv.url)
+		checkRefusal(t, resp, body, http.StatusMethodNotAllowed, "method")
+	}
+	if logs := srv.log.String(); logs != "" {
+		t.Errorf("GET and DELETE were logged:\n%s", logs)
+	}
+	resp, body := call{method: http.MethodPut}.do(t, srv.url)
+	checkRefusal(t, resp, body, http.StatusMethodNotAllowed, "method")
+	if logs := srv.log.String(); !strings.Contains(logs, "level=WARN") || !strings.Contains(logs, "method=PUT") {
+		t.Errorf("PUT was not logged as a warning:\n%s", logs)
+	}
+}

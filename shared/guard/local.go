@@ -120,10 +120,15 @@ func (l *local) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // HTTP status and error.data.rule tell the refusals apart.
 const refusalCode = -31000
 
-// refuse answers r with status and a JSON-RPC error naming the rule it broke, and logs it.
-// The log names the request, never its body.
+// refuse answers r with status and a JSON-RPC error naming the rule it broke, and logs it as
+// a warning. The log names the request, never its body.
 func refuse(log *slog.Logger, w http.ResponseWriter, r *http.Request, status int, rule, message string) {
-	log.Warn("request refused", "rule", rule, "status", status, "reason", message,
+	refuseAt(slog.LevelWarn, log, w, r, status, rule, message)
+}
+
+// refuseAt is refuse, logged at level: some refusals are a normal part of the protocol.
+func refuseAt(level slog.Level, log *slog.Logger, w http.ResponseWriter, r *http.Request, status int, rule, message string) {
+	log.Log(r.Context(), level, "request refused", "rule", rule, "status", status, "reason", message,
 		"method", r.Method, "path", r.URL.Path, "host", r.Host, "origin", r.Header.Get("Origin"), "remote", r.RemoteAddr)
 
 	type errorData struct {
