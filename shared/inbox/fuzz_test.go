@@ -58,6 +58,10 @@ func FuzzCreate(f *testing.F) {
 
 	v, _ := newVault(f)
 	in := openInbox(f, v, "Inbox")
+	// The first note makes the inbox folder; make it now, so that it is in the snapshot.
+	if err := os.Mkdir(filepath.Join(v.Dir(), "Inbox"), 0o755); err != nil {
+		f.Fatal(err)
+	}
 	parent := filepath.Dir(v.Dir())
 	before := tree(f, parent)
 

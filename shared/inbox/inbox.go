@@ -7,6 +7,10 @@
 //     every operating system, and the note always lands in the inbox folder;
 //   - the note is created exclusively, through an os.Root: an existing file, or a symbolic
 //     link in its place, is never written to, not even when two requests race;
+//   - a name that differs from an existing one only in case or in how its accents are
+//     encoded is refused too: on macOS and Windows the two would be one file;
+//   - the inbox folder is made when the first note is saved, never before: a server that
+//     only reads makes no change to the vault;
 //   - nothing is ever edited or deleted, with one exception: a note this package has just
 //     created and could not finish writing;
 //   - the frontmatter is written by the YAML library, never pieced together from strings,
@@ -21,6 +25,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	"golang.org/x/text/unicode/norm"
 
 	"vaultmcp/shared/vault"
 )
@@ -34,6 +43,10 @@ var (
 	ErrInvalid = errors.New("invalid note") // a title, content or tag the model can fix
 	ErrExists  = errors.New("note exists")  // a note with that name is already in the inbox
 )
+
+// ErrReadOnly is a failure to write because this server may not: a vault on a read-only
+// mount, or a folder its user cannot write to. Only the user can change that.
+var ErrReadOnly = errors.New("cannot write")
 
 // refusal is an error whose text is written for the model and which matches one kind.
 type refusal struct {
@@ -56,10 +69,15 @@ type Inbox struct {
 	// escapes is the error os.Root returns for a path that leads outside it; the os package
 	// does not export it, so Open learns it by asking for "..".
 	escapes error
+	// creating is held from checking a name to creating the file, so that two requests
+	// cannot both find no twin of each other's name and both create theirs.
+	creating sync.Mutex
 }
 
-// Open opens the inbox folder of v, a vault-relative path such as DefaultFolder, and makes
-// the folder if it is missing.
+// Open opens the inbox folder of v, a vault-relative path such as DefaultFolder. It writes
+// nothing: the folder is made when the first note is created. It refuses a folder that
+// could never hold a note, one that is a file or leads outside the vault; any other trouble,
+// such as a vault this server may only read, is Create's to report.
 func Open(v *vault.Vault, folder string) (*Inbox, error) {
 	clean, err := vault.PortablePath(folder)
 	if err != nil {
@@ -76,7 +94,18 @@ func Open(v *vault.Vault, folder string) (*Inbox, error) {
 	}
 	_, err = root.Stat("..")
 	in := &Inbox{root: root, folder: clean, escapes: errors.Unwrap(err)}
-	if err := in.mkdir(); err != nil {
+	info, err := root.Stat(filepath.FromSlash(clean))
+	switch {
+	case err == nil && !info.IsDir():
+		err = in.notAFolder()
+	case errors.Is(err, in.escapes):
+		err = in.outside()
+	case errors.Is(err, syscall.ENOTDIR):
+		err = fmt.Errorf("the inbox folder %q cannot be made: a file has the name of a folder on its path; no note can be created", clean)
+	default:
+		err = nil // missing, or anything else: Create tries, and says what went wrong
+	}
+	if err != nil {
 		root.Close()
 		return nil, err
 	}
@@ -109,8 +138,13 @@ func (in *Inbox) Create(title, content string, tags []string) (string, error) {
 		return "", err
 	}
 
-	// The user may have deleted the inbox folder since Open; make it again.
+	// The folder is made with the first note, and again if the user has deleted it since.
 	if err := in.mkdir(); err != nil {
+		return "", err
+	}
+	in.creating.Lock()
+	defer in.creating.Unlock()
+	if err := in.checkTwins(name); err != nil {
 		return "", err
 	}
 	note := path.Join(in.folder, name)
@@ -125,7 +159,7 @@ func (in *Inbox) Create(title, content string, tags []string) (string, error) {
 	case errors.Is(err, in.escapes):
 		return "", in.outside()
 	case err != nil:
-		return "", fmt.Errorf("note %q could not be created: %w", note, reason(err))
+		return "", in.writeError(fmt.Sprintf("note %q could not be created", note), err)
 	}
 	_, err = f.WriteString(text)
 	if closeErr := f.Close(); err == nil {
@@ -143,6 +177,26 @@ func (in *Inbox) Create(title, content string, tags []string) (string, error) {
 	return note, nil
 }
 
+// checkTwins refuses name when the inbox holds a name that differs from it only in case or
+// in Unicode normalisation: "Plan.md" and "PLAN.md", or "Café.md" with "é" as one character
+// (NFC, what models and Windows write) and as "e" and an accent (NFD, what older Macs
+// write). Linux keeps such names apart; macOS and Windows take each pair for one file, so a
+// vault synced to them would lose one note, or show the two as one.
+func (in *Inbox) checkTwins(name string) error {
+	entries, err := fs.ReadDir(in.root.FS(), in.folder)
+	if err != nil {
+		return in.writeError(fmt.Sprintf("the inbox folder %q could not be listed", in.folder), err)
+	}
+	want := norm.NFC.String(name)
+	for _, e := range entries {
+		if other := e.Name(); other != name && strings.EqualFold(norm.NFC.String(other), want) {
+			return refuse(ErrExists, "a note named %q already exists in %q, and %q would be the same file on macOS and Windows; choose another title",
+				other, in.folder, name)
+		}
+	}
+	return nil
+}
+
 // mkdir makes the inbox folder if it is missing. os.Root refuses a folder, or a folder on
 // the way to it, that is a symbolic link leading out of the vault.
 func (in *Inbox) mkdir() error {
@@ -153,9 +207,23 @@ func (in *Inbox) mkdir() error {
 	case errors.Is(err, in.escapes):
 		return in.outside()
 	case errors.Is(err, fs.ErrExist):
-		return fmt.Errorf("the inbox folder %q is a file, not a folder; no note can be created", in.folder)
+		return in.notAFolder()
 	}
-	return fmt.Errorf("the inbox folder %q could not be made: %w", in.folder, reason(err))
+	return in.writeError(fmt.Sprintf("the inbox folder %q could not be made", in.folder), err)
+}
+
+func (in *Inbox) notAFolder() error {
+	return fmt.Errorf("the inbox folder %q is a file, not a folder; no note can be created", in.folder)
+}
+
+// writeError says what could not be done and why. When the reason is that this server may
+// not write there, it says what the model should do: tell the user, who alone can change it.
+func (in *Inbox) writeError(what string, err error) error {
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+		return refuse(ErrReadOnly, "%s: this server may not write in the vault (%v); tell the user, who can give it write access or choose another inbox folder with -inbox",
+			what, reason(err))
+	}
+	return fmt.Errorf("%s: %w", what, reason(err))
 }
 
 func (in *Inbox) outside() error {

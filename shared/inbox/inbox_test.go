@@ -16,6 +16,7 @@ import (
 	"vaultmcp/shared/frontmatter"
 	"vaultmcp/shared/inbox"
 	"vaultmcp/shared/markdown"
+	"vaultmcp/shared/permtest"
 	"vaultmcp/shared/vault"
 )
 
@@ -179,8 +180,8 @@ func TestOpen(t *testing.T) {
 		if in.Folder() != tc.want {
 			t.Errorf("Open(%q).Folder() = %q; want %q", tc.folder, in.Folder(), tc.want)
 		}
-		if info, err := os.Stat(filepath.Join(v.Dir(), filepath.FromSlash(tc.want))); err != nil || !info.IsDir() {
-			t.Errorf("Open(%q) did not make the folder: %v", tc.folder, err)
+		if _, err := os.Stat(filepath.Join(v.Dir(), filepath.FromSlash(tc.want))); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Open(%q) made the folder before any note was created (%v)", tc.folder, err)
 		}
 	}
 
@@ -212,6 +213,102 @@ func TestOpen(t *testing.T) {
 		case tc.want != "" && err.Error() != tc.want:
 			t.Errorf("Open(%.20q) error = %v; want %q", tc.folder, err, tc.want)
 		}
+	}
+}
+
+// TestOpenWritesNothing: a server that starts makes no change to the vault. The inbox folder
+// appears with the first note.
+func TestOpenWritesNothing(t *testing.T) {
+	v, _ := newVault(t)
+	before := tree(t, v.Dir())
+	in := openInbox(t, v, "Notes/Inbox")
+	if after := tree(t, v.Dir()); !maps.Equal(after, before) {
+		t.Fatalf("Open changed the vault:\nbefore %q\nafter  %q", before, after)
+	}
+	note, err := in.Create("First", "text", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readBack(t, v, note, nil, "text")
+}
+
+// TestCreateReadOnly: a vault this server may only read still opens, and Create says why it
+// cannot write and who can change that, whether the inbox folder is missing or there.
+func TestCreateReadOnly(t *testing.T) {
+	for _, existing := range []bool{false, true} {
+		v, _ := newVault(t)
+		folder := v.Dir()
+		if existing {
+			folder = filepath.Join(v.Dir(), "Inbox")
+			if err := os.Mkdir(folder, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		permtest.Chmod(t, folder, 0o555)
+		in := openInbox(t, v, "Inbox")
+		_, err := in.Create("Plan", "text", nil)
+		if !errors.Is(err, inbox.ErrReadOnly) {
+			t.Fatalf("inbox exists %v: Create error = %v; want ErrReadOnly", existing, err)
+		}
+		for _, want := range []string{"may not write", "permission denied", "tell the user", "-inbox"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("inbox exists %v: Create error = %q; want it to say %q", existing, err, want)
+			}
+		}
+	}
+}
+
+// TestCreateInTheWay puts things where the inbox folder should be, after Open: a file, and a
+// symbolic link to nowhere. Create refuses both and changes nothing. Unlike the permission
+// test above, this one runs as root too.
+func TestCreateInTheWay(t *testing.T) {
+	v, _ := newVault(t)
+	in := openInbox(t, v, "Inbox")
+	write(t, filepath.Join(v.Dir(), "Inbox"), "a file, not a folder")
+	before := tree(t, v.Dir())
+	if _, err := in.Create("Plan", "text", nil); err == nil || !strings.Contains(err.Error(), "is a file, not a folder") {
+		t.Errorf("inbox is a file: Create error = %v; want one saying so", err)
+	}
+	if err := os.Remove(filepath.Join(v.Dir(), "Inbox")); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, "Missing", filepath.Join(v.Dir(), "Inbox"))
+	before = tree(t, v.Dir())
+	if _, err := in.Create("Plan", "text", nil); err == nil {
+		t.Error("inbox is a link to nowhere: Create succeeded; want it refused")
+	}
+	if after := tree(t, v.Dir()); !maps.Equal(after, before) {
+		t.Errorf("files changed:\nbefore %q\nafter  %q", before, after)
+	}
+}
+
+// TestCreateTwins: a name that differs from an existing note's only in case, or in how an
+// accent is encoded, is one file on macOS and Windows, and is refused with the existing name.
+func TestCreateTwins(t *testing.T) {
+	v, _ := newVault(t)
+	in := openInbox(t, v, "Inbox")
+	write(t, filepath.Join(v.Dir(), "Inbox", "Seed swap at the library.md"), "mine")
+	write(t, filepath.Join(v.Dir(), "Inbox", "Cafe\u0301 visit.md"), "NFD, as older Macs write it")
+	write(t, filepath.Join(v.Dir(), "Inbox", "Crème fraîche.md"), "NFC")
+	before := tree(t, v.Dir())
+
+	for title, existing := range map[string]string{
+		"SEED SWAP AT THE LIBRARY":  "Seed swap at the library.md",
+		"seed swap at the Library":  "Seed swap at the library.md",
+		"Café visit":                "Cafe\u0301 visit.md",
+		"CAFÉ VISIT":                "Cafe\u0301 visit.md",
+		"Cre\u0300me frai\u0302che": "Crème fraîche.md",
+	} {
+		_, err := in.Create(title, "twin", nil)
+		if !errors.Is(err, inbox.ErrExists) || !strings.Contains(err.Error(), fmt.Sprintf("%q", existing)) {
+			t.Errorf("Create(%q) error = %v; want ErrExists naming %q", title, err, existing)
+		}
+	}
+	if after := tree(t, v.Dir()); !maps.Equal(after, before) {
+		t.Errorf("files changed:\nbefore %q\nafter  %q", before, after)
+	}
+	if _, err := in.Create("Seed swap at the library, part two", "another", nil); err != nil {
+		t.Errorf("a name that is not a twin: %v", err)
 	}
 }
 
@@ -394,8 +491,8 @@ func TestCreateLimits(t *testing.T) {
 		if !errors.Is(err, inbox.ErrInvalid) || err.Error() != tc.want {
 			t.Errorf("Create(content %.20q, tags %.40q) error = %v; want %q", tc.content, tc.tags, err, tc.want)
 		}
-		if files := tree(t, filepath.Join(v.Dir(), "Inbox")); len(files) != 1 {
-			t.Errorf("a refused note left files behind: %q", files)
+		if files := tree(t, v.Dir()); len(files) != 1 {
+			t.Errorf("a refused note left files or folders behind: %q", files)
 		}
 	}
 }

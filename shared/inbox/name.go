@@ -50,10 +50,9 @@ const (
 //   - A title without a letter or digit ("...", "???", "🙂") is refused: no name for a note
 //     can be made from it.
 //
-// The title's characters are kept as they are, not normalised to NFC (the standard library
-// cannot, and models send NFC anyway). So "é" typed as one character and as "e" plus an
-// accent make two notes that look alike on Linux and Windows; macOS takes them for one
-// file, and refuses the second as existing.
+// The title's characters are kept as they are, not normalised to NFC: models send NFC
+// anyway. A name that differs from an existing note's only in that way, or in case, is
+// refused by Create, since macOS and Windows would take the two for one file.
 func FileName(title string) (string, error) {
 	switch {
 	case len(title) > MaxTitleLen:
