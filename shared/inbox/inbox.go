@@ -74,10 +74,11 @@ type Inbox struct {
 	creating sync.Mutex
 }
 
-// Open opens the inbox folder of v, a vault-relative path such as DefaultFolder. It writes
-// nothing: the folder is made when the first note is created. It refuses a folder that
-// could never hold a note, one that is a file or leads outside the vault; any other trouble,
-// such as a vault this server may only read, is Create's to report.
+// Open opens the inbox folder of v, a vault-relative path such as DefaultFolder. It checks
+// the path and writes nothing: the folder is made when the first note is created. Whatever
+// may stand in the way on disk (a file of that name, a link out of the vault, a vault this
+// server may only read) is Create's to report, so that a server which only reads starts all
+// the same.
 func Open(v *vault.Vault, folder string) (*Inbox, error) {
 	clean, err := vault.PortablePath(folder)
 	if err != nil {
@@ -93,23 +94,7 @@ func Open(v *vault.Vault, folder string) (*Inbox, error) {
 		return nil, fmt.Errorf("inbox: %w", err)
 	}
 	_, err = root.Stat("..")
-	in := &Inbox{root: root, folder: clean, escapes: errors.Unwrap(err)}
-	info, err := root.Stat(filepath.FromSlash(clean))
-	switch {
-	case err == nil && !info.IsDir():
-		err = in.notAFolder()
-	case errors.Is(err, in.escapes):
-		err = in.outside()
-	case errors.Is(err, syscall.ENOTDIR):
-		err = fmt.Errorf("the inbox folder %q cannot be made: a file has the name of a folder on its path; no note can be created", clean)
-	default:
-		err = nil // missing, or anything else: Create tries, and says what went wrong
-	}
-	if err != nil {
-		root.Close()
-		return nil, err
-	}
-	return in, nil
+	return &Inbox{root: root, folder: clean, escapes: errors.Unwrap(err)}, nil
 }
 
 // Close releases the vault folder.
@@ -206,14 +191,10 @@ func (in *Inbox) mkdir() error {
 		return nil
 	case errors.Is(err, in.escapes):
 		return in.outside()
-	case errors.Is(err, fs.ErrExist):
-		return in.notAFolder()
+	case errors.Is(err, fs.ErrExist), errors.Is(err, syscall.ENOTDIR):
+		return fmt.Errorf("the inbox folder %q cannot be made: a file stands in its way; no note can be created until the user moves that file or chooses another inbox folder with -inbox", in.folder)
 	}
 	return in.writeError(fmt.Sprintf("the inbox folder %q could not be made", in.folder), err)
-}
-
-func (in *Inbox) notAFolder() error {
-	return fmt.Errorf("the inbox folder %q is a file, not a folder; no note can be created", in.folder)
 }
 
 // writeError says what could not be done and why. When the reason is that this server may

@@ -185,7 +185,6 @@ func TestOpen(t *testing.T) {
 		}
 	}
 
-	write(t, filepath.Join(v.Dir(), "File"), "")
 	for _, tc := range []struct {
 		folder string
 		kind   error // or nil
@@ -199,8 +198,6 @@ func TestOpen(t *testing.T) {
 		{`C:\Inbox`, vault.ErrOutside, ""},
 		{".obsidian", vault.ErrOutside, ""},
 		{"con", vault.ErrInvalidPath, ""},
-		{"File", nil, `the inbox folder "File" is a file, not a folder; no note can be created`},
-		{"File/Inbox", nil, ""},
 		{strings.Repeat("a/", 384) + "b", nil, ""}, // 769 bytes: no room left for a 255-byte name
 	} {
 		in, err := inbox.Open(v, tc.folder)
@@ -258,23 +255,27 @@ func TestCreateReadOnly(t *testing.T) {
 	}
 }
 
-// TestCreateInTheWay puts things where the inbox folder should be, after Open: a file, and a
-// symbolic link to nowhere. Create refuses both and changes nothing. Unlike the permission
+// TestCreateInTheWay puts things where the inbox folder should be: a file, a file where a
+// folder on its path should be, and a symbolic link to nowhere. Open accepts each, so a server
+// that only reads still starts; Create refuses each and changes nothing. Unlike the permission
 // test above, this one runs as root too.
 func TestCreateInTheWay(t *testing.T) {
 	v, _ := newVault(t)
-	in := openInbox(t, v, "Inbox")
-	write(t, filepath.Join(v.Dir(), "Inbox"), "a file, not a folder")
-	before := tree(t, v.Dir())
-	if _, err := in.Create("Plan", "text", nil); err == nil || !strings.Contains(err.Error(), "is a file, not a folder") {
-		t.Errorf("inbox is a file: Create error = %v; want one saying so", err)
+	write(t, filepath.Join(v.Dir(), "File"), "a file, not a folder")
+	for _, folder := range []string{"File", "File/Inbox"} {
+		before := tree(t, v.Dir())
+		_, err := openInbox(t, v, folder).Create("Plan", "text", nil)
+		if want := fmt.Sprintf("the inbox folder %q cannot be made: a file stands in its way", folder); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("inbox %q: Create error = %v; want %q", folder, err, want)
+		}
+		if after := tree(t, v.Dir()); !maps.Equal(after, before) {
+			t.Errorf("files changed:\nbefore %q\nafter  %q", before, after)
+		}
 	}
-	if err := os.Remove(filepath.Join(v.Dir(), "Inbox")); err != nil {
-		t.Fatal(err)
-	}
+
 	symlink(t, "Missing", filepath.Join(v.Dir(), "Inbox"))
-	before = tree(t, v.Dir())
-	if _, err := in.Create("Plan", "text", nil); err == nil {
+	before := tree(t, v.Dir())
+	if _, err := openInbox(t, v, "Inbox").Create("Plan", "text", nil); err == nil {
 		t.Error("inbox is a link to nowhere: Create succeeded; want it refused")
 	}
 	if after := tree(t, v.Dir()); !maps.Equal(after, before) {
@@ -385,8 +386,8 @@ func TestCreateSymlinkOut(t *testing.T) {
 	}
 }
 
-// TestInboxOutside points the inbox folder out of the vault with a symbolic link: at Open,
-// and after Open, between two notes.
+// TestInboxOutside points the inbox folder out of the vault with a symbolic link: before
+// Open, and after Open, between two notes.
 func TestInboxOutside(t *testing.T) {
 	v, outside := newVault(t)
 	symlink(t, outside, filepath.Join(v.Dir(), "Inbox"))
@@ -394,11 +395,8 @@ func TestInboxOutside(t *testing.T) {
 	before := tree(t, filepath.Dir(v.Dir()))
 
 	for _, folder := range []string{"Inbox", "Up/outside", "Up/vault/Inbox", "Inbox/Sub"} {
-		if in, err := inbox.Open(v, folder); !errors.Is(err, vault.ErrOutside) {
-			t.Errorf("Open(%q) error = %v; want ErrOutside", folder, err)
-			if err == nil {
-				in.Close()
-			}
+		if _, err := openInbox(t, v, folder).Create("Note", "", nil); !errors.Is(err, vault.ErrOutside) {
+			t.Errorf("inbox %q: Create error = %v; want ErrOutside", folder, err)
 		}
 	}
 	if after := tree(t, filepath.Dir(v.Dir())); !maps.Equal(after, before) {

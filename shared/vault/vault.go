@@ -17,11 +17,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"unicode"
 	"unicode/utf8"
@@ -62,6 +64,9 @@ type Vault struct {
 	// escapes is the error os.Root returns for a path that leads outside it. The os
 	// package does not export it, so Open learns it by asking for "..".
 	escapes error
+
+	mu      sync.Mutex
+	skipped map[string]string // the folders the latest listing could not read, and why
 }
 
 // Open opens the vault in dir, which must be an existing folder.
@@ -216,11 +221,17 @@ func (v *Vault) readError(note string, err error) error {
 	case errors.Is(err, v.escapes):
 		return refuse(ErrOutside, "%q leads outside the vault through a symbolic link; only notes inside the vault can be read", note)
 	}
-	// Keep the OS's reason ("permission denied") and drop the rest of the *PathError.
+	// Keep the OS's reason ("permission denied"), without the vault's location.
+	return fmt.Errorf("note %q could not be read: %w", note, reason(err))
+}
+
+// reason keeps the OS's reason for a failure ("permission denied") and drops the rest of a
+// *fs.PathError, which names the file by its place on disk.
+func reason(err error) error {
 	if pe, ok := errors.AsType[*fs.PathError](err); ok {
-		err = pe.Err
+		return pe.Err
 	}
-	return fmt.Errorf("note %q could not be read: %w", note, err)
+	return err
 }
 
 func notFound(note string, suggestions []string) error {
@@ -283,13 +294,33 @@ func (v *Vault) NoteInfos() (infos map[string]fs.FileInfo, skipped map[string]er
 	return infos, skipped, err
 }
 
+// SkippedFolders returns the folders that the latest listing (Notes, NoteInfos) could not
+// read, by vault-relative path, each with the reason, such as "permission denied". The notes
+// in them are missing from the listing.
+func (v *Vault) SkippedFolders() map[string]string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return maps.Clone(v.skipped)
+}
+
 // walk calls fn for every note, in WalkDir's order. info is the note's target for a symbolic
 // link (which walk had to stat to know it is a note), and nil otherwise. skip, when not nil,
 // is called for each note whose path CleanPath refuses or changes, apart from hidden ones.
+//
+// A folder it cannot read, such as lost+found or another user's folder, is left out and
+// recorded for SkippedFolders: the rest of the vault is still listed. Only the vault folder
+// itself must be readable.
 func (v *Vault) walk(fn func(p string, d fs.DirEntry, info fs.FileInfo) error, skip func(p string)) error {
 	fsys := v.root.FS()
+	skipped := map[string]string{}
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == "." {
+		switch {
+		case err != nil && p != "." && d != nil && d.IsDir():
+			if !errors.Is(err, fs.ErrNotExist) { // else removed while we looked
+				skipped[p] = reason(err).Error()
+			}
+			return fs.SkipDir
+		case err != nil || p == ".":
 			return err
 		}
 		isNote := !d.IsDir() && strings.EqualFold(path.Ext(p), ".md")
@@ -319,6 +350,9 @@ func (v *Vault) walk(fn func(p string, d fs.DirEntry, info fs.FileInfo) error, s
 	if err != nil {
 		return fmt.Errorf("listing notes: %w", err)
 	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.skipped = skipped
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"vaultmcp/shared/permtest"
 	"vaultmcp/shared/testvaults"
 )
 
@@ -316,6 +318,31 @@ func TestNotes(t *testing.T) {
 		if err != nil || !ok || info.Size() != stat.Size() || !info.ModTime().Equal(stat.ModTime()) || !info.Mode().IsRegular() {
 			t.Errorf("NoteInfos()[%q] = %v, want what Stat says: %v (%v)", note, info, stat, err)
 		}
+	}
+}
+
+// TestUnreadableFolder: a folder this process may not read, such as lost+found or another
+// user's folder, is left out of the listing and named with the reason; the rest is listed. It
+// skips as root, whom permissions do not bind.
+func TestUnreadableFolder(t *testing.T) {
+	v := newVault(t, map[string]string{"Home.md": "", "Private/Diary.md": "", "Private/Deeper/Plan.md": "", "Open/Plan.md": ""})
+	permtest.Chmod(t, filepath.Join(v.Dir(), "Private"), 0)
+	want := []string{"Home.md", "Open/Plan.md"}
+	skipped := map[string]string{"Private": "permission denied"}
+
+	got, err := v.Notes()
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("Notes() = %q, %v; want %q", got, err, want)
+	}
+	if got := v.SkippedFolders(); !maps.Equal(got, skipped) {
+		t.Errorf("after Notes, SkippedFolders() = %q; want %q", got, skipped)
+	}
+	infos, _, err := v.NoteInfos()
+	if err != nil || len(infos) != len(want) {
+		t.Errorf("NoteInfos() = %d notes, %v; want %d", len(infos), err, len(want))
+	}
+	if got := v.SkippedFolders(); !maps.Equal(got, skipped) {
+		t.Errorf("after NoteInfos, SkippedFolders() = %q; want %q", got, skipped)
 	}
 }
 

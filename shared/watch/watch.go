@@ -306,10 +306,17 @@ func (w *Watcher) settle(p string) Change {
 // them. It watches a folder before listing it, so a note made meanwhile is listed, or makes
 // an event, or both, but is never missed. It keeps going past a folder it cannot watch, and
 // returns the first such failure.
+//
+// A folder below top that this process may not read (lost+found, another user's folder) is
+// no failure: vault.Notes leaves it out too, so it holds no note to watch. scan logs it and
+// goes on.
 func (w *Watcher) scan(top string, found func(note string)) error {
 	var first error
-	fail := func(err error) {
-		if first == nil {
+	fail := func(folder string, err error) {
+		switch {
+		case folder != top && errors.Is(err, fs.ErrPermission):
+			w.log.Info("not watching a folder it may not read", "folder", folder, "err", err)
+		case first == nil:
 			first = err
 		}
 	}
@@ -318,7 +325,7 @@ func (w *Watcher) scan(top string, found func(note string)) error {
 		case errors.Is(err, fs.ErrNotExist):
 			return nil // removed while we looked; its removal makes its own events
 		case err != nil:
-			fail(fmt.Errorf("listing folder %q: %w", p, err))
+			fail(p, fmt.Errorf("listing folder %q: %w", p, err))
 			return nil
 		case p != "." && !visible(p):
 			if d.IsDir() {
@@ -327,7 +334,7 @@ func (w *Watcher) scan(top string, found func(note string)) error {
 		case d.IsDir():
 			if err := w.fsw.Add(w.abs(p)); err != nil {
 				if !errors.Is(err, fs.ErrNotExist) {
-					fail(watchError(p, err))
+					fail(p, watchError(p, err))
 				}
 				return fs.SkipDir
 			}

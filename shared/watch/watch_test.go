@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"vaultmcp/shared/permtest"
 )
 
 // These tests watch real folders with the real fsnotify. They never sleep to wait for an
@@ -45,11 +47,26 @@ type testVault struct {
 // the test fails if Run then ends with an error.
 func watchVault(t *testing.T, debounce time.Duration, notes ...string) *testVault {
 	t.Helper()
+	v := newTestVault(t, debounce, notes...)
+	v.watch()
+	return v
+}
+
+// newTestVault writes the given notes into a fresh vault, which watch then watches.
+func newTestVault(t *testing.T, debounce time.Duration, notes ...string) *testVault {
+	t.Helper()
 	v := &testVault{t: t, dir: t.TempDir(), debounce: debounce, changes: make(chan Change)}
 	for _, n := range notes {
 		v.write(n, "# "+n)
 	}
-	w, err := New(v.dir, Options{Debounce: debounce, Logger: testLogger(t)})
+	return v
+}
+
+// watch watches the vault until the test ends; the test fails if Run then ends with an error.
+func (v *testVault) watch() {
+	t := v.t
+	t.Helper()
+	w, err := New(v.dir, Options{Debounce: v.debounce, Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +81,6 @@ func watchVault(t *testing.T, debounce time.Duration, notes ...string) *testVaul
 			t.Errorf("Close: %v", err)
 		}
 	})
-	return v
 }
 
 // testLogger shows the watcher's log with the output of a failed test.
@@ -293,6 +309,18 @@ func TestNewFolderWithNotes(t *testing.T) {
 
 	v.write("A/B/C/later.md", "# later")
 	v.expect(updated("A/B/C/later.md"))
+}
+
+// TestUnreadableFolder: a folder this process may not read, such as lost+found or another
+// user's folder, is left out (vault.Notes leaves it out too), and the rest of the vault is
+// watched. It skips as root, whom permissions do not bind.
+func TestUnreadableFolder(t *testing.T) {
+	t.Parallel()
+	v := newTestVault(t, testDebounce, "Private/Diary.md", "Private/Deeper/Plan.md", "Open/Home.md")
+	permtest.Chmod(t, v.path("Private"), 0)
+	v.watch()
+	v.write("Open/New.md", "# new")
+	v.expect(updated("Open/New.md"))
 }
 
 func TestIgnoredPaths(t *testing.T) {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"log/slog"
 	"time"
 
@@ -75,10 +76,10 @@ func (l *live) apply(ctx context.Context, c watch.Change) {
 }
 
 // retryLater puts the note back in the queue after a growing delay, unless trying again
-// cannot help (a note too large, or not a file): then index_status shows the reason until the
-// note changes again.
+// cannot help (a note too large, not a file, or one this server may not read): then
+// index_status shows the reason until the note changes again.
 func (l *live) retryLater(ctx context.Context, path string, err error) {
-	if errors.Is(err, vault.ErrTooLarge) || errors.Is(err, vault.ErrNotNote) {
+	if errors.Is(err, vault.ErrTooLarge) || errors.Is(err, vault.ErrNotNote) || errors.Is(err, fs.ErrPermission) {
 		l.logger.Error("cannot index a note", "path", path, "err", err)
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"vaultmcp/shared/ollamatest"
+	"vaultmcp/shared/permtest"
 )
 
 // startServer runs the program as main would, on a free port over vaultDir, waits until its
@@ -353,5 +355,59 @@ func TestSearchRejectsBadFilters(t *testing.T) {
 		if !strings.HasPrefix(h.Path, "Kitchen/") {
 			t.Errorf("folder Kitchen returned %s", h.Path)
 		}
+	}
+}
+
+// TestPartlyReadableVault serves a vault the server may only read, holding folders it may not
+// even list, as lost+found and another user's folder are: it starts, serves every note it can
+// read, names the folders it skipped, and says why create_note cannot write. Permissions do
+// not bind root, so the test skips when run as root; TestInboxInTheWay runs as anyone.
+func TestPartlyReadableVault(t *testing.T) {
+	vaultDir := t.TempDir()
+	write(t, filepath.Join(vaultDir, "Bread.md"), "# Bread\n\nA dense loaf is underproofed.")
+	write(t, filepath.Join(vaultDir, "Private", "Diary.md"), "# Diary\n\nDense thoughts.")
+	if err := os.Mkdir(filepath.Join(vaultDir, "lost+found"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	permtest.Chmod(t, filepath.Join(vaultDir, "Private"), 0)
+	permtest.Chmod(t, filepath.Join(vaultDir, "lost+found"), 0)
+	permtest.Chmod(t, vaultDir, 0o555)
+	url := startServer(t, vaultDir, "-embedder", "offline")
+
+	st := status(t, url)
+	want := map[string]string{"Private": "permission denied", "lost+found": "permission denied"}
+	if st.Notes != 1 || !maps.Equal(st.SkippedFolders, want) {
+		t.Errorf("index_status: %d notes, skipped folders %q; want 1 note and %q", st.Notes, st.SkippedFolders, want)
+	}
+	if got, errText := searchFor(t, url, map[string]any{"query": "dense", "limit": 5}); errText != "" || len(got.Results) != 1 || got.Results[0].Path != "Bread.md" {
+		t.Errorf("search_vault = %+v %s; want Bread.md alone", got, errText)
+	}
+	text, isError := call(t, url, "create_note", map[string]any{"title": "Plan", "content": "x"})
+	if !isError || !strings.Contains(text, "may not write") || !strings.Contains(text, "tell the user") {
+		t.Errorf("create_note in a read-only vault = %q (isError %v); want a tool error saying the server may not write", text, isError)
+	}
+}
+
+// TestInboxInTheWay: starting makes no folder in the vault, and an inbox the server cannot
+// use (here a file named Inbox) does not keep it from starting; create_note says what is
+// wrong. Unlike TestPartlyReadableVault, this runs as root too.
+func TestInboxInTheWay(t *testing.T) {
+	vaultDir := t.TempDir()
+	write(t, filepath.Join(vaultDir, "Bread.md"), "# Bread\n\nA dense loaf is underproofed.")
+	url, stop := launch(t, vaultDir, "-embedder", "offline")
+	waitReady(t, url)
+	stop()
+	if entries, _ := os.ReadDir(vaultDir); len(entries) != 1 {
+		t.Fatalf("after a start and a stop, the vault holds %v; want only Bread.md", entries)
+	}
+
+	write(t, filepath.Join(vaultDir, "Inbox"), "a file, not a folder")
+	url = startServer(t, vaultDir, "-embedder", "offline")
+	text, isError := call(t, url, "create_note", map[string]any{"title": "Plan", "content": "x"})
+	if !isError || !strings.Contains(text, `the inbox folder "Inbox" cannot be made: a file stands in its way`) {
+		t.Errorf("create_note with a file named Inbox = %q (isError %v); want a tool error saying so", text, isError)
+	}
+	if text, isError := call(t, url, "get_note", map[string]any{"path": "Bread"}); isError {
+		t.Errorf("get_note = %q; want the note", text)
 	}
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"vaultmcp/shared/vault"
 )
 
 var indexStatusTool = mcp.NewTool("index_status",
@@ -32,9 +34,12 @@ type statusJSON struct {
 	RebuiltAt      string            `json:"rebuiltAt"` // RFC 3339; "" when no rebuild was recorded
 	RebuiltBecause string            `json:"rebuiltBecause"`
 	NotIndexed     map[string]string `json:"notIndexed"` // path → why
+	// Folders the server may not read (lost+found, another user's folder), as the latest
+	// listing of the vault found them: folder → why. Their notes are not indexed.
+	SkippedFolders map[string]string `json:"skippedFolders,omitempty"`
 }
 
-func indexStatus(ix *index) server.ToolHandlerFunc {
+func indexStatus(ix *index, notes *vault.Vault) server.ToolHandlerFunc {
 	return func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		stats, err := ix.db.Stats(ctx)
 		if err != nil {
@@ -45,6 +50,7 @@ func indexStatus(ix *index) server.ToolHandlerFunc {
 			Embedder: stats.Embedder.Name, Model: stats.Embedder.Model, Dimensions: stats.Embedder.Dimension,
 			RebuiltBecause: stats.RebuiltBecause,
 			NotIndexed:     map[string]string{},
+			SkippedFolders: notes.SkippedFolders(),
 		}
 		if !stats.RebuiltAt.IsZero() {
 			out.RebuiltAt = stats.RebuiltAt.Format(time.RFC3339)

@@ -32,7 +32,7 @@ func addTools(s *server.MCPServer, notes *vault.Vault, index *index, newNotes *i
 	s.AddTool(getNoteTool, getNote(notes))
 	s.AddTool(getOutlineTool, getOutline(notes))
 	s.AddTool(searchVaultTool, searchVault(index))
-	s.AddTool(indexStatusTool, indexStatus(index))
+	s.AddTool(indexStatusTool, indexStatus(index, notes))
 	s.AddTool(getBacklinksTool, getBacklinks(notes, index))
 	s.AddTool(createNoteTool, createNote(newNotes))
 }
