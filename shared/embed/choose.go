@@ -24,17 +24,26 @@ func Choose(ctx context.Context, mode string, client *api.Client, logger *slog.L
 	return ChooseModel(ctx, mode, DefaultModel, client, logger)
 }
 
+// CheckMode refuses a value of the -embedder flag that Choose does not know, without choosing:
+// a program checks all its flags before it starts any work.
+func CheckMode(mode string) error {
+	switch mode {
+	case "auto", "ollama", "offline":
+		return nil
+	}
+	return fmt.Errorf("unknown embedder %q: use auto, ollama or offline", mode)
+}
+
 // ChooseModel is Choose with another Ollama model than DefaultModel. The length of a model's
 // vectors is not in Ollama's list of models, so for any model but DefaultModel it is measured
 // by embedding one short text.
 func ChooseModel(ctx context.Context, mode, model string, client *api.Client, logger *slog.Logger) (Embedder, error) {
-	switch mode {
-	case "ollama", "auto":
-	case "offline":
+	if err := CheckMode(mode); err != nil {
+		return nil, err
+	}
+	if mode == "offline" {
 		logger.Info("embedder", "model", OfflineModel, "kind", "lexical: matches words, not meaning")
 		return NewOffline(), nil
-	default:
-		return nil, fmt.Errorf("unknown embedder %q: use auto, ollama or offline", mode)
 	}
 
 	ollama := NewOllama(client, model)

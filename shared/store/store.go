@@ -51,6 +51,7 @@ type Config struct {
 type Store struct {
 	db   *sql.DB
 	path string
+	lock *os.File // held while the Store is open: one server per index
 
 	// embedder is what the vectors in the index came from, once CheckEmbedder or Reset has
 	// confirmed it; nil until then. PutNote and Search refuse to run without it.
@@ -103,19 +104,32 @@ const maxConns = 4
 // exist. An index opened for the first time holds no embedder yet: call CheckEmbedder (and
 // Reset when it says so) before PutNote or Search.
 //
+// One Store at a time may have an index open, in this process or any other: Open first locks
+// the file path+".lock", and refuses an index another Store holds before reading a byte of it.
+// Close, or the end of the process, lets it go.
+//
 // An error from Open says what is wrong with the file and what to do about it.
-func Open(ctx context.Context, path string, cfg Config) (*Store, error) {
+func Open(ctx context.Context, path string, cfg Config) (s *Store, err error) {
+	// An absolute path makes the messages unambiguous, and keeps a name that starts with
+	// "file:" from being read as a URI.
+	path, err = filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("index path: %w", err)
+	}
+	held, err := lock(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			held.Close()
+		}
+	}()
 	if err := prepareWasm(cfg.CacheDir); err != nil {
 		return nil, fmt.Errorf("start SQLite: %w", err)
 	}
 	if cfg.BusyTimeout == 0 {
 		cfg.BusyTimeout = 5 * time.Second
-	}
-	// An absolute path makes the messages unambiguous, and keeps a name that starts with
-	// "file:" from being read as a URI.
-	path, err := filepath.Abs(path)
-	if err != nil {
-		return nil, fmt.Errorf("index path: %w", err)
 	}
 
 	// The function runs on every new connection: these settings belong to a connection,
@@ -134,7 +148,7 @@ func Open(ctx context.Context, path string, cfg Config) (*Store, error) {
 	db.SetMaxOpenConns(maxConns)
 	db.SetMaxIdleConns(maxConns)
 
-	s := &Store{db: db, path: path}
+	s = &Store{db: db, path: path, lock: held}
 	if err := s.init(ctx); err != nil {
 		db.Close()
 		return nil, openError(path, err)
@@ -142,9 +156,10 @@ func Open(ctx context.Context, path string, cfg Config) (*Store, error) {
 	return s, nil
 }
 
-// Close closes the index. Searches and writes still running fail.
+// Close closes the index, and then lets another Store open it. Searches and writes still
+// running fail.
 func (s *Store) Close() error {
-	return s.db.Close()
+	return errors.Join(s.db.Close(), s.lock.Close())
 }
 
 // Path is the absolute path of the index file.

@@ -84,6 +84,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			return err
 		}
 	}
+
+	// The port is taken before the index is opened: a server refused because another program
+	// holds the port must leave the index as it found it, whoever else is using it. Requests
+	// wait in the listener's queue until the index is built and the server answers them.
+	var ln net.Listener
+	if *transport == "http" {
+		if ln, err = net.Listen("tcp", *addr); err != nil {
+			return fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr)", *addr, err)
+		}
+		defer ln.Close()
+	}
+
+	// Opening the index takes its lock: a second server on the same index stops here.
 	if err := store.CheckLocation(*vaultDir, *dbPath); err != nil {
 		return err
 	}
@@ -94,7 +107,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	defer db.Close()
 	logger.Info("index", "db", db.Path())
 
-	// Indexing comes before listening: simple, and nobody searches a half-built index. Step 10
+	// Indexing comes before serving: simple, and nobody searches a half-built index. Step 10
 	// serves while it indexes, and re-embeds only the notes that changed.
 	index, err := buildIndex(ctx, notes, embedding, db, logger)
 	if err != nil {
@@ -111,10 +124,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return serveStdio(ctx, mcpServer, stdin, stdout, logger)
 	}
 
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr)", *addr, err)
-	}
 	// Stateless: no session ids, every POST stands alone, just as in step 1. This server never
 	// sends anything unasked, so GET, which would open that stream, is refused with 405.
 	mcpHandler := server.NewStreamableHTTPServer(mcpServer,
@@ -126,7 +135,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	// web page (Origin) or addressed to another name (Host); it needs the port really bound.
 	local, err := guard.Local(jsonrpc.Strict(mcpHandler, guard.DefaultMaxBody), ln.Addr(), logger)
 	if err != nil {
-		ln.Close()
 		return err
 	}
 	mux := http.NewServeMux()

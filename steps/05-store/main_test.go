@@ -194,7 +194,7 @@ func TestIndexingKeepsWhatItCouldEmbed(t *testing.T) {
 }
 
 // TestStartupRefusesABadDatabase: a database that is damaged, or one placed inside the vault,
-// stops the server before it listens, with a message that says what to do.
+// stops the server before it serves, with a message that says what to do.
 func TestStartupRefusesABadDatabase(t *testing.T) {
 	vaultDir := t.TempDir()
 	write(t, filepath.Join(vaultDir, "Note.md"), "# Note")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -230,12 +231,29 @@ func TestTheWall(t *testing.T) {
 }
 
 // TestRefusesToListenBeyondThisMachine: no authentication and no TLS, so no other address.
+// The refusal comes before the index is opened, so an index that another server uses, or that
+// took hours to build, is left as it was.
 func TestRefusesToListenBeyondThisMachine(t *testing.T) {
-	getenv := func(key string) string { return map[string]string{"VAULT_PATH": t.TempDir()}[key] }
-	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0", "192.168.1.10:0"} {
-		err := run(t.Context(), []string{"09-safety", "-addr", addr, "-embedder", "offline", "-db", filepath.Join(t.TempDir(), "i.db")}, getenv, strings.NewReader(""), io.Discard, io.Discard)
-		if err == nil || !strings.Contains(err.Error(), "authentication") {
-			t.Errorf("-addr %s: %v, want a refusal that explains why", addr, err)
+	vaultDir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-addr", "0.0.0.0:0"}, "no authentication and no TLS"},
+		{[]string{"-addr", ":0"}, "no authentication and no TLS"},
+		{[]string{"-addr", "[::]:0"}, "no authentication and no TLS"},
+		{[]string{"-addr", "192.168.1.10:0"}, "no authentication and no TLS"},
+		// And the other flags, which are checked before the index too.
+		{[]string{"-addr", "127.0.0.1:0", "-allow-origin", "localhost:6274"}, "http://localhost:6274"},
+		{[]string{"-addr", "127.0.0.1:0", "-embedder", "bogus"}, "use auto, ollama or offline"},
+	} {
+		dbDir := filepath.Join(t.TempDir(), "index")
+		args := append(tc.args, "-vault", vaultDir, "-db", filepath.Join(dbDir, "index.db"))
+		if err := startFails(t, args...); !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want a refusal that says %q", tc.args, err, tc.want)
+		}
+		if _, err := os.Stat(dbDir); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%q: the refused server made the index's folder, or more (%v)", tc.args, err)
 		}
 	}
 }

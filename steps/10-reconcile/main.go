@@ -75,6 +75,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if *transport != "http" && *transport != "stdio" {
 		return fmt.Errorf("unknown transport %q: use http or stdio", *transport)
 	}
+	if err := embed.CheckMode(*embedder); err != nil {
+		return err
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 
 	notes, err := vault.Open(*vaultDir)
@@ -82,6 +85,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return err
 	}
 	defer notes.Close()
+	// The inbox folder is checked now and made only when create_note first writes to it.
+	newNotes, err := inbox.Open(notes, *inboxDir)
+	if err != nil {
+		return err
+	}
+	defer newNotes.Close()
 
 	// The Ollama library reads OLLAMA_HOST itself, with Ollama's own rules for what it may
 	// hold; reading it through getenv would mean copying those rules.
@@ -94,6 +103,45 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			return err
 		}
 	}
+
+	// Everything that can refuse to start comes before the index is opened: a server refused
+	// for its address, its port or an -allow-origin must leave the index as it found it,
+	// whoever else is using it. So the MCP server is made now, its tools once there is an
+	// index for them, and the wall is built on the listener it guards.
+	mcpServer := server.NewMCPServer("vaultmcp", "0.10.0",
+		server.WithToolCapabilities(false),
+		// An argument the schema does not name is refused too: a model that invents one
+		// learns at once that it does nothing.
+		server.WithStrictInputSchemaDefault(),
+	)
+	// Check every call's arguments against the tool's inputSchema before the handler runs; a
+	// mismatch becomes an isError result, in a few words the model can read and act on.
+	mcpServer.Use(toolargs.Check(mcpServer))
+	var ln net.Listener
+	var srv *http.Server
+	if *transport == "http" {
+		// No authentication and no TLS: only this machine may connect.
+		if err := guard.CheckListenAddr(*addr); err != nil {
+			return err
+		}
+		if ln, err = net.Listen("tcp", *addr); err != nil {
+			return fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr)", *addr, err)
+		}
+		defer ln.Close()
+		// guard.Wrap is guard.Local and the rest of the wall: the method, the body's size and
+		// time, and how many requests are in flight. Only what passes it all reaches
+		// jsonrpc.Strict and mcp-go.
+		mcpHandler := server.NewStreamableHTTPServer(mcpServer, server.WithStateLess(true))
+		walled, err := guard.Wrap(jsonrpc.Strict(mcpHandler, guard.DefaultMaxBody), guard.Config{Addr: ln.Addr(), Origins: splitList(*origins), Logger: logger})
+		if err != nil {
+			return err
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/mcp", walled)
+		srv = guard.NewServer(mux)
+	}
+
+	// Opening the index takes its lock: a second server on the same index stops here.
 	if err := store.CheckLocation(*vaultDir, *dbPath); err != nil {
 		return err
 	}
@@ -143,48 +191,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		index.floor = *minScore
 	}
 	logger.Info("search", "min_score", index.floor)
-
-	mcpServer := server.NewMCPServer("vaultmcp", "0.10.0",
-		server.WithToolCapabilities(false),
-		// An argument the schema does not name is refused too: a model that invents one
-		// learns at once that it does nothing.
-		server.WithStrictInputSchemaDefault(),
-	)
-	// Check every call's arguments against the tool's inputSchema before the handler runs; a
-	// mismatch becomes an isError result, in a few words the model can read and act on.
-	mcpServer.Use(toolargs.Check(mcpServer))
-	newNotes, err := inbox.Open(notes, *inboxDir)
-	if err != nil {
-		return err
-	}
-	defer newNotes.Close()
 	addTools(mcpServer, notes, index, newNotes)
 
 	if *transport == "stdio" {
 		return serveStdio(ctx, mcpServer, stdin, stdout, logger)
 	}
-
-	// No authentication and no TLS: only this machine may connect.
-	if err := guard.CheckListenAddr(*addr); err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr)", *addr, err)
-	}
-	// guard.Wrap is guard.Local and the rest of the wall: the method, how many requests are in
-	// flight, and the body's size. Only what passes it all reaches jsonrpc.Strict and mcp-go.
-	mcpHandler := server.NewStreamableHTTPServer(mcpServer, server.WithStateLess(true))
-	walled, err := guard.Wrap(jsonrpc.Strict(mcpHandler, guard.DefaultMaxBody), guard.Config{Addr: ln.Addr(), Origins: splitList(*origins), Logger: logger})
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", walled)
-	srv := guard.NewServer(mux)
 	logger.Info("listening", "url", "http://"+ln.Addr().String()+"/mcp", "vault", notes.Dir())
-
 	go func() {
 		<-ctx.Done()
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
