@@ -32,6 +32,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	flags.SetOutput(stderr)
 	addr := flags.String("addr", "127.0.0.1:3000", "address to listen on (host:port)")
 	if err := flags.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil // -h: Parse has printed the flags, which is all that was asked
+		}
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))

@@ -45,14 +45,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	flags := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	transport := flags.String("transport", cmp.Or(getenv("VAULTMCP_TRANSPORT"), "http"),
-		"http, or stdio for a client that starts the server itself (default $VAULTMCP_TRANSPORT or http)")
+		"http, or stdio for a client that starts the server itself; env VAULTMCP_TRANSPORT")
 	addr := flags.String("addr", cmp.Or(getenv("VAULTMCP_ADDR"), "127.0.0.1:3000"),
-		"address to listen on with -transport http (default $VAULTMCP_ADDR or 127.0.0.1:3000)")
-	vaultDir := flags.String("vault", getenv("VAULT_PATH"), "the Obsidian vault to serve (default $VAULT_PATH)")
+		"address to listen on with -transport http; env VAULTMCP_ADDR")
+	vaultDir := flags.String("vault", getenv("VAULT_PATH"), "the Obsidian vault to serve; env VAULT_PATH")
 	embedder := flags.String("embedder", cmp.Or(getenv("VAULTMCP_EMBEDDER"), "auto"),
-		"auto (Ollama if it answers, else offline), ollama, or offline (default $VAULTMCP_EMBEDDER or auto)")
-	dbPath := flags.String("db", getenv("VAULTMCP_DB"), "the index database file, outside the vault (default $VAULTMCP_DB, or one in your cache directory)")
+		"auto (Ollama if it answers, else offline), ollama, or offline; env VAULTMCP_EMBEDDER")
+	dbPath := flags.String("db", getenv("VAULTMCP_DB"), "the index database file, outside the vault; env VAULTMCP_DB; unset, one in your cache directory")
 	if err := flags.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil // -h: Parse has printed the flags, which is all that was asked
+		}
 		return err
 	}
 	if *vaultDir == "" {
@@ -110,6 +113,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	// Indexing comes before serving: simple, and nobody searches a half-built index. Step 10
 	// serves while it indexes, and re-embeds only the notes that changed.
 	index, err := buildIndex(ctx, notes, embedding, db, logger)
+	if ctx.Err() != nil {
+		return nil // stopped while indexing, as asked: not an error
+	}
 	if err != nil {
 		return err
 	}

@@ -15,15 +15,20 @@ import (
 
 // startFails runs the program with args, as a second server or a mistyped command would, and
 // returns the error it stopped with. A refusal comes at once; a server that starts instead is
-// stopped after a while, and fails the test.
+// stopped after a while, and fails the test. The error says why, so the log must not add a
+// false alarm at ERROR before it.
 func startFails(t *testing.T, args ...string) error {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	noEnv := func(string) string { return "" }
-	err := run(ctx, append([]string{"vaultmcp", "-embedder", "offline"}, args...), noEnv, strings.NewReader(""), io.Discard, io.Discard)
+	var logs strings.Builder
+	err := run(ctx, append([]string{"vaultmcp", "-embedder", "offline"}, args...), noEnv, strings.NewReader(""), io.Discard, &logs)
 	if err == nil {
 		t.Fatalf("run %q started and served; want it refused", args)
+	}
+	if strings.Contains(logs.String(), "level=ERROR") {
+		t.Errorf("run %q logged an error before it stopped with %q:\n%s", args, err, logs.String())
 	}
 	return err
 }

@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/mark3labs/mcp-go v1.2.1
+	github.com/ncruces/go-sqlite3 v0.21.3
 	github.com/ollama/ollama v0.17.4
 	vaultmcp/shared v0.0.0
 )
@@ -17,7 +18,6 @@ require (
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/mailru/easyjson v0.7.7 // indirect
-	github.com/ncruces/go-sqlite3 v0.21.3 // indirect
 	github.com/ncruces/julianday v1.0.0 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
 	github.com/spf13/cast v1.7.1 // indirect

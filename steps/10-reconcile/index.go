@@ -190,9 +190,10 @@ type embeddedBatch struct {
 	chunks  int
 }
 
-// store writes a batch, one note per transaction, and records which notes failed.
+// store writes a batch, one note per transaction, and records which notes failed. The count
+// of notes up to date grows with each note committed, not with each batch, so that
+// search_vault and index_status, which both read it, agree with the database's own count.
 func (l *live) store(ctx context.Context, b embeddedBatch, report *progress.Reporter) {
-	stored := 0
 	for _, n := range b.notes {
 		err := b.err
 		if err == nil {
@@ -202,13 +203,12 @@ func (l *live) store(ctx context.Context, b embeddedBatch, report *progress.Repo
 		}
 		l.ix.failed.set(n.record.Path, err)
 		if err == nil {
-			stored++
+			l.ix.coverage.indexed(1)
 		}
 	}
-	if b.err != nil {
+	if b.err != nil && ctx.Err() == nil { // a server stopping cancels its embedding: no failure
 		l.logger.Error("embedding failed; these notes are not searchable yet", "notes", len(b.notes), "err", b.err)
 	}
-	l.ix.coverage.indexed(stored)
 	report.Done(len(b.notes), b.chunks)
 }
 

@@ -79,6 +79,9 @@ func (l *live) apply(ctx context.Context, c watch.Change) {
 // cannot help (a note too large, not a file, or one this server may not read): then
 // index_status shows the reason until the note changes again.
 func (l *live) retryLater(ctx context.Context, path string, err error) {
+	if ctx.Err() != nil {
+		return // the server is stopping, which is what failed the note; the next start retries
+	}
 	if errors.Is(err, vault.ErrTooLarge) || errors.Is(err, vault.ErrNotNote) || errors.Is(err, fs.ErrPermission) {
 		l.logger.Error("cannot index a note", "path", path, "err", err)
 		return

@@ -32,6 +32,9 @@ func (l *live) catchUp(ctx context.Context) {
 
 	start := time.Now()
 	plan, onDisk, err := l.plan(ctx)
+	if ctx.Err() != nil {
+		return // the server is stopping, before it could compare: no failure
+	}
 	if err != nil {
 		l.logger.Error("cannot compare the index with the vault; changes made while the server was off are not indexed until a restart", "err", err)
 		cov.set(phaseReady, 0, 0)

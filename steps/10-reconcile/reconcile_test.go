@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ncruces/go-sqlite3"
+
 	"vaultmcp/shared/markdown"
 	"vaultmcp/shared/ollamatest"
 	"vaultmcp/shared/store"
@@ -354,4 +356,54 @@ func TestKillDuringCatchUp(t *testing.T) {
 	if err := s.Check(context.Background()); err != nil {
 		t.Error(err)
 	}
+}
+
+// TestSearchAgreesWithStatus stops the catch-up between two notes, by holding SQLite's write
+// lock from another connection, and asks both tools how far it got. In a first build every
+// note stored is up to date, so search's count, index_status's upToDate and its count of notes
+// in the database must be one number. A catch-up that counted by batch would be stopped, most
+// of the time, part-way through one, and behind the database by the notes stored since.
+func TestSearchAgreesWithStatus(t *testing.T) {
+	vaultDir := t.TempDir()
+	for i := range 1500 {
+		write(t, filepath.Join(vaultDir, "Notes", fmt.Sprintf("note %04d.md", i)), fmt.Sprintf("# Note %d\n\nsourdough number %d\n", i, i))
+	}
+	db := filepath.Join(t.TempDir(), "index.db")
+	url := startServing(t, vaultDir, "-embedder", "offline", "-db", db)
+	eventually(t, time.Minute, func() string {
+		if st := status(t, url); st.Notes == 0 {
+			return "no note was stored"
+		}
+		return ""
+	})
+
+	other, err := sqlite3.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := other.BusyTimeout(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	// The writer finishes the note it is storing, and waits at the next; the server's own
+	// busy timeout (5 s) is far longer than this test holds the lock.
+	if err := other.Exec("BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // for the count of the last note stored
+	st := status(t, url)
+	result, errText := searchFor(t, url, map[string]any{"query": "sourdough"})
+	if err := other.Exec("ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+
+	var searched, total int
+	if _, err := fmt.Sscanf(strings.ReplaceAll(result.Incomplete, ",", ""), "indexed %d of %d notes", &searched, &total); err != nil || errText != "" {
+		t.Fatalf("search during the catch-up: %q %s; want it to say how many notes are indexed", result.Incomplete, errText)
+	}
+	if st.State != phaseIndexing || st.Notes != st.UpToDate || searched != st.Notes || total != 1500 || st.VaultNotes != 1500 {
+		t.Errorf("with the writer held: index_status says %d of %d up to date and %d notes in the index (%s); search says %d of %d",
+			st.UpToDate, st.VaultNotes, st.Notes, st.State, searched, total)
+	}
+	waitReady(t, url)
 }
