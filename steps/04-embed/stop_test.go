@@ -14,17 +14,10 @@ import (
 )
 
 // TestStopWhileIndexing stops the server, as Ctrl-C or a client's SIGTERM would, while it
-// embeds the vault. Stopping is what was asked for, so it is no failure: run returns nil, and
-// the log has no line at ERROR.
+// embeds the vault. Stopping is what was asked, so it is no failure: run returns nil, and the
+// log has no line at ERROR.
 func TestStopWhileIndexing(t *testing.T) {
-	ollama := ollamatest.NewServer(ollamatest.Options{InputLatency: 20 * time.Millisecond})
-	defer ollama.Close()
-	t.Setenv("OLLAMA_HOST", ollama.URL)
-	vaultDir := t.TempDir()
-	for i := range 300 {
-		write(t, filepath.Join(vaultDir, fmt.Sprintf("Note %03d.md", i)), fmt.Sprintf("# Note %d\n\nword%d", i, i))
-	}
-
+	ollama, vaultDir := slowToIndex(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	var logs lockedBuffer
@@ -35,6 +28,29 @@ func TestStopWhileIndexing(t *testing.T) {
 		args := []string{"vaultmcp", "-addr", "127.0.0.1:0", "-embedder", "ollama"}
 		done <- run(ctx, args, func(key string) string { return env[key] }, strings.NewReader(""), &bytes.Buffer{}, &logs)
 	}()
+	waitForEmbedding(t, ollama, done, &logs)
+	cancel()
+	checkStoppedCleanly(t, done, &logs)
+}
+
+// slowToIndex starts the Ollama stand-in, slow enough that indexing takes seconds, and
+// writes a vault of 300 notes for it.
+func slowToIndex(t *testing.T) (*ollamatest.Server, string) {
+	t.Helper()
+	ollama := ollamatest.NewServer(ollamatest.Options{InputLatency: 20 * time.Millisecond})
+	t.Cleanup(ollama.Close)
+	t.Setenv("OLLAMA_HOST", ollama.URL)
+	vaultDir := t.TempDir()
+	for i := range 300 {
+		write(t, filepath.Join(vaultDir, fmt.Sprintf("Note %03d.md", i)), fmt.Sprintf("# Note %d\n\nword%d", i, i))
+	}
+	return ollama, vaultDir
+}
+
+// waitForEmbedding waits until the server has sent the stand-in a few notes to embed. It
+// fails the test if run returns first.
+func waitForEmbedding(t *testing.T, ollama *ollamatest.Server, done <-chan error, logs *lockedBuffer) {
+	t.Helper()
 	for deadline := time.Now().Add(time.Minute); len(ollama.Inputs()) < 10; time.Sleep(10 * time.Millisecond) {
 		select {
 		case err := <-done:
@@ -45,7 +61,12 @@ func TestStopWhileIndexing(t *testing.T) {
 			t.Fatalf("indexing did not begin within a minute; the log:\n%s", logs.String())
 		}
 	}
-	cancel()
+}
+
+// checkStoppedCleanly waits for run to return, and checks that it returned nil and logged
+// nothing at ERROR.
+func checkStoppedCleanly(t *testing.T, done <-chan error, logs *lockedBuffer) {
+	t.Helper()
 	select {
 	case err := <-done:
 		if err != nil {

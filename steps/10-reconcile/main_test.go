@@ -416,13 +416,7 @@ func TestInboxInTheWay(t *testing.T) {
 // stdin, while the server still catches up. That ends the server, as it should, and is no
 // failure: run returns nil and nothing is logged at ERROR.
 func TestClientQuitsWhileIndexing(t *testing.T) {
-	ollama := ollamatest.NewServer(ollamatest.Options{InputLatency: 20 * time.Millisecond})
-	defer ollama.Close()
-	t.Setenv("OLLAMA_HOST", ollama.URL)
-	vaultDir := t.TempDir()
-	for i := range 300 {
-		write(t, filepath.Join(vaultDir, fmt.Sprintf("Note %03d.md", i)), fmt.Sprintf("# Note %d\n\nword%d", i, i))
-	}
+	ollama, vaultDir := slowToIndex(t)
 	stdin, client := io.Pipe()
 	var logs lockedBuffer
 	done := make(chan error, 1)
@@ -430,22 +424,7 @@ func TestClientQuitsWhileIndexing(t *testing.T) {
 		args := []string{"10-reconcile", "-transport", "stdio", "-vault", vaultDir, "-db", filepath.Join(t.TempDir(), "index.db"), "-embedder", "ollama"}
 		done <- run(t.Context(), args, func(string) string { return "" }, stdin, io.Discard, &logs)
 	}()
-	eventually(t, time.Minute, func() string {
-		if len(ollama.Inputs()) < 10 {
-			return "indexing did not begin"
-		}
-		return ""
-	})
+	waitForEmbedding(t, ollama, done, &logs)
 	client.Close()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("run, once the client quit = %v; want nil", err)
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("run did not stop within a minute of the client quitting")
-	}
-	if strings.Contains(logs.String(), "level=ERROR") {
-		t.Errorf("the client quitting logged errors:\n%.2000s", logs.String())
-	}
+	checkStoppedCleanly(t, done, &logs)
 }
