@@ -4,7 +4,8 @@
 // SDK's client (2026-07-28 by default). Each one connects over Streamable HTTP and, for the
 // steps that offer -transport stdio, over stdio, where it starts the server itself as Claude
 // Desktop would. Each lists the tools, calls every one with valid and with bad arguments
-// (tools_test.go), and calls a tool that does not exist.
+// (tools_test.go), and calls a tool that does not exist; meanwhile the server must log nothing
+// at WARN or ERROR, since nothing went wrong.
 //
 // The TypeScript clients run in client.mjs, one node process per step, transport and client;
 // the Go SDK runs in this process (gosdk_test.go). Both report the same way, checked here.
@@ -247,11 +248,22 @@ func testClient(t *testing.T, root, step, exe, transport string, c client) {
 	} else {
 		problems = check(got, c.version)
 	}
+	// A warning in the log means something is wrong; an official client doing what clients
+	// do, bad arguments included, is not.
+	stderr, _ := os.ReadFile(s.log)
+	logs := string(stderr)
+	if srv != nil {
+		logs = srv.Logs()
+	}
+	for line := range strings.Lines(logs) {
+		if strings.Contains(line, "level=WARN") || strings.Contains(line, "level=ERROR") {
+			problems = append(problems, "the server logged: "+strings.TrimSpace(line))
+		}
+	}
 	if len(problems) == 0 {
 		return
 	}
 	msg := fmt.Sprintf("%s, over %s, on %s:\n  %s", c.about, transport, step, strings.Join(problems, "\n  "))
-	stderr, _ := os.ReadFile(s.log)
 	if srv != nil {
 		msg += "\nserver log:\n" + srv.Logs()
 		if len(stderr) > 0 {
