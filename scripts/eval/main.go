@@ -49,12 +49,9 @@ func main() {
 	}
 }
 
-// A leg is one way of ranking that search_vault can be started with, measured as its own set
-// of columns. Search ranks by vectors alone today, so there is one leg. When search ranks by
-// keywords too, add a leg for each ranking the server can be told to use alone (the
-// environment variable or flags that select it go in Env and Args) and name the ranking users
-// get by default "hybrid". The legs of a vault share its index: a leg chooses how to rank, not
-// what to store.
+// A leg is one way of ranking that search_vault can be started with (its -rank), measured as
+// its own set of columns: each leg alone, and hybrid, the ranking users get. The legs of a
+// vault share its index: a leg chooses how to rank, not what to store.
 type leg struct {
 	Name string
 	Env  []string // added to the server's environment
@@ -62,7 +59,9 @@ type leg struct {
 }
 
 var legs = []leg{
-	{Name: "vector"},
+	{Name: "keyword", Env: []string{"VAULTMCP_RANK=keyword"}},
+	{Name: "vector", Env: []string{"VAULTMCP_RANK=vector"}},
+	{Name: "hybrid", Env: []string{"VAULTMCP_RANK=hybrid"}},
 }
 
 // An embedder is one way of making vectors: its name in the report and what selects it.

@@ -173,7 +173,7 @@ func (r *report) Section() string {
 	b.WriteString("Each query's answers are graded: 2 relevant, 1 partly relevant. About 30% of each category is held out from tuning: once search has been tuned on the rest, the held-out tables are the ones to trust.\n\n")
 	b.WriteString("- nDCG@5, nDCG@10: the graded answers among the first 5 or 10 results, weighed by rank, against the best possible order (1 is perfect). MRR: the mean of 1/rank of the first relevant note. Hit@1: the share of queries whose first result is relevant. R@10: the share of the relevant notes found in the first 10.\n")
 	b.WriteString("- empty: the share of queries answered with an empty list. Right for the \"none\" row (nonsense words, or a topic absent from the vault), wrong for every other.\n")
-	b.WriteString("- Legs: `vector` is search as it is, vectors alone (sqlite-vec, the best section of each note, a score floor).\n")
+	b.WriteString("- Legs (the server's `-rank`): `keyword` is the FTS5 index alone (BM25 with field weights, and a share of the query's weight each note must hold); `vector` the vectors alone (sqlite-vec, a score floor); `hybrid`, what users get, fuses the two rankings by reciprocal rank. Each returns the best section of each note.\n")
 	b.WriteString("- The Ollama tables use the real Ollama client against the stand-in, whose vectors hash words as the offline embedder does, under the score floor meant for nomic-embed-text: they show that code path at work and where that floor cuts such scores, not how a model ranks.\n\n")
 	fmt.Fprintf(&b, "Measured on %s, %s with %d cores; the whole run took %v.\n\n", r.Date, runtime.GOOS+"/"+runtime.GOARCH, runtime.NumCPU(), r.Took)
 	b.WriteString(r.Markdown())

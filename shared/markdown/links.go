@@ -230,6 +230,35 @@ func frontmatterTags(fields map[string]any) []Tag {
 	return tags
 }
 
+// frontmatterAliases reads the "aliases" property (in any letter case, like "tags"): a list
+// of names, or one string of names separated by commas.
+func frontmatterAliases(fields map[string]any) []string {
+	var aliases []string
+	add := func(name string) {
+		if name = strings.TrimSpace(name); name != "" {
+			aliases = append(aliases, name)
+		}
+	}
+	for _, key := range sortedKeys(fields) {
+		if !strings.EqualFold(key, "aliases") {
+			continue
+		}
+		switch v := fields[key].(type) {
+		case string:
+			for name := range strings.SplitSeq(v, ",") {
+				add(name)
+			}
+		case []any:
+			for _, item := range v {
+				if name, ok := item.(string); ok {
+					add(name)
+				}
+			}
+		}
+	}
+	return aliases
+}
+
 // frontmatterLinks finds the wikilinks in the frontmatter's text values, like a property
 // "related: [[Other note]]" (which must be quoted in YAML). Key names the property the way
 // Obsidian does: "related", or "related.0" for the first item of a list.

@@ -22,6 +22,7 @@ type Note struct {
 	Sections    []Section // in file order; text before the first heading comes first
 	Links       []Link    // frontmatter links first (by property name), then the body's in order
 	Tags        []Tag     // frontmatter tags first, then the body's in order
+	Aliases     []string  // other names for the note, from the "aliases" property
 }
 
 // Heading is a Markdown heading ("## Text"); Line is 1-based in the file.
@@ -60,6 +61,7 @@ func Parse(notePath, content string) Note {
 		Frontmatter: fm,
 		Links:       frontmatterLinks(fm.Fields),
 		Tags:        frontmatterTags(fm.Fields),
+		Aliases:     frontmatterAliases(fm.Fields),
 	}
 	p := parser{note: &n, current: Section{Line: bodyLine}, maxSections: MaxSections(len(body))}
 	// Line by line, without a slice of all the lines: a note of empty lines would make one of

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -23,6 +24,7 @@ import (
 //   - BenchmarkSearch: the p50 and p99 latency of a KNN query in vec0, and of a scan of the
 //     same vectors in plain Go, the bound: at 1k, 10k and 50k sections of 768 dimensions (50k
 //     left out with -short), with and without a folder filter.
+//   - BenchmarkSearch/.../hybrid: what the keyword index adds to a search by vectors.
 //   - BenchmarkPutNote: indexing 10k sections, one transaction per note as the indexer does.
 //   - BenchmarkOpen: the start-up of a fresh process, with and without the compile cache.
 
@@ -66,12 +68,37 @@ func randomCorpus(r *rand.Rand, notes, sectionsPerNote, dim int) corpus {
 		p := fmt.Sprintf("F%d/S%d/n%05d.md", i%folders, i/folders%3, i)
 		n := corpusNote{note: Note{Path: p, Title: strings.TrimSuffix(filepath.Base(p), ".md"), Hash: p}}
 		for j := range sectionsPerNote {
-			n.sections = append(n.sections, Section{Heading: fmt.Sprintf("%s #%d", p, j), Line: j + 1, Text: "text"})
+			n.sections = append(n.sections, Section{Heading: fmt.Sprintf("%s #%d", p, j), Line: j + 1, Text: randomText(r, 80)})
 			n.vectors = append(n.vectors, randomUnit(r, dim))
 		}
 		c.notes = append(c.notes, n)
 	}
 	return c
+}
+
+// vocabulary is how many different words randomText writes.
+const vocabulary = 20000
+
+// randomText writes n words drawn from a Zipf distribution, as words are in prose: a few are
+// in almost every section, most in a handful.
+func randomText(r *rand.Rand, n int) string {
+	zipf := rand.NewZipf(r, 1.1, 1, vocabulary-1)
+	words := make([]string, n)
+	for i := range words {
+		words[i] = wordName(zipf.Uint64())
+	}
+	return strings.Join(words, " ")
+}
+
+// wordName is the i-th word of the vocabulary: letters only, as terms keeps them.
+func wordName(i uint64) string {
+	var b []byte
+	for {
+		b = append(b, byte('a'+i%26))
+		if i /= 26; i == 0 {
+			return "w" + string(b)
+		}
+	}
 }
 
 type scored struct {
@@ -152,6 +179,8 @@ func BenchmarkSearch(b *testing.B) {
 				queries[i] = randomUnit(r, benchEmbedder.Dimension)
 			}
 
+			b.Run("hybrid", func(b *testing.B) { benchmarkHybrid(b, s, r, queries) })
+
 			for _, folder := range []string{"", "F3"} {
 				name := "unfiltered"
 				if folder != "" {
@@ -202,6 +231,59 @@ func BenchmarkSearch(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchmarkHybrid measures what the keyword leg adds to a search: the 20 best notes by their
+// vectors alone (SearchNotes), against the same and the 20 best by keywords (KeywordNotes),
+// as step 6's hybrid search asks both, at once; and the keyword leg alone. Each query has three words: a common one, one of
+// middling frequency and a rare one.
+func benchmarkHybrid(b *testing.B, s *Store, r *rand.Rand, vectors [][]float32) {
+	words := make([]string, len(vectors))
+	for i := range words {
+		words[i] = fmt.Sprintf("%s %s %s", wordName(r.Uint64N(10)), wordName(100+r.Uint64N(900)), wordName(5000+r.Uint64N(vocabulary-5000)))
+	}
+	opts := Options{K: 20}
+	var keyword, vector, hybrid []time.Duration
+	ask := func(i int) {
+		i %= len(vectors)
+		start := time.Now()
+		if _, err := s.KeywordNotes(b.Context(), words[i], opts); err != nil {
+			b.Fatal(err)
+		}
+		keyword = append(keyword, time.Since(start))
+		start = time.Now()
+		if _, err := s.SearchNotes(b.Context(), vectors[i], opts); err != nil {
+			b.Fatal(err)
+		}
+		vector = append(vector, time.Since(start))
+		start = time.Now()
+		var keywordErr error
+		var wg sync.WaitGroup
+		wg.Go(func() { _, keywordErr = s.KeywordNotes(b.Context(), words[i], opts) })
+		if _, err := s.SearchNotes(b.Context(), vectors[i], opts); err != nil {
+			b.Fatal(err)
+		}
+		wg.Wait()
+		if keywordErr != nil {
+			b.Fatal(keywordErr)
+		}
+		hybrid = append(hybrid, time.Since(start))
+	}
+	ask(0) // warms the page cache for both
+	keyword, vector, hybrid = keyword[:0], vector[:0], hybrid[:0]
+	for b.Loop() {
+		ask(len(vector))
+	}
+	for len(vector) < searchQueries {
+		ask(len(vector))
+	}
+	p50, hybridP50 := percentile(vector, 50), percentile(hybrid, 50)
+	b.ReportMetric(ms(percentile(keyword, 50)), "keyword-p50-ms")
+	b.ReportMetric(ms(p50), "vector-p50-ms")
+	b.ReportMetric(ms(hybridP50), "hybrid-p50-ms")
+	b.ReportMetric(ms(percentile(hybrid, 99)), "hybrid-p99-ms")
+	b.ReportMetric(ms(hybridP50-p50), "added-ms")
+	b.ReportMetric(float64(hybridP50)/float64(p50), "x-vector")
 }
 
 // percentile returns the p-th percentile of the latencies by the nearest-rank method: the

@@ -11,9 +11,11 @@ import (
 	"github.com/ncruces/go-sqlite3"
 )
 
-// schemaVersion changes whenever the tables below change. Open empties an index written with
-// another version: it holds nothing that cannot be indexed again.
-const schemaVersion = 1
+// schemaVersion changes whenever the tables below change, or what goes into them. Open empties
+// an index written with another version: it holds nothing that cannot be indexed again.
+// Version 2 added the keyword index, and reads frontmatter as YAML does where version 1 lost
+// the keys after an empty list item.
+const schemaVersion = 2
 
 // applicationID marks the file as a vaultmcp index, in the header field SQLite reserves for
 // the purpose ("vmcp" in ASCII). Open uses it to tell its own files from other databases.
@@ -35,6 +37,7 @@ CREATE TABLE notes (
 	mtime       INTEGER NOT NULL,     -- Unix time in nanoseconds, exact for comparing
 	hash        TEXT NOT NULL,        -- of the content, as the caller computes it
 	frontmatter TEXT CHECK (json_valid(frontmatter)), -- a JSON object, or NULL
+	aliases     TEXT NOT NULL,        -- the note's other names, one a line
 	indexed_at  INTEGER NOT NULL      -- Unix time in nanoseconds
 ) STRICT;
 
@@ -103,7 +106,7 @@ func (s *Store) init(ctx context.Context) error {
 }
 
 func createSchema(ctx context.Context, tx *sql.Tx) error {
-	_, err := tx.ExecContext(ctx, schema+fmt.Sprintf(`
+	_, err := tx.ExecContext(ctx, schema+wordsTable+fmt.Sprintf(`
 		PRAGMA application_id = %d;
 		INSERT INTO meta (key, value) VALUES ('schema_version', '%d');`,
 		applicationID, schemaVersion))
@@ -219,6 +222,7 @@ func (s *Store) Rebuild(ctx context.Context, e Embedder, reason string) error {
 		_, err := tx.ExecContext(ctx, fmt.Sprintf(`
 			DROP TABLE IF EXISTS vectors;
 			DELETE FROM notes; -- and, by their foreign keys, sections and tags
+			INSERT INTO words (words) VALUES ('delete-all');
 			CREATE VIRTUAL TABLE vectors USING vec0(embedding float[%d]);`, e.Dimension))
 		if err != nil {
 			return err

@@ -20,6 +20,7 @@ type Note struct {
 	Hash        string    // of the content; reconcile compares it when size or time differ
 	Frontmatter string    // a JSON object, or "" for none
 	Tags        []string  // as the parser found them: "garden/vegetables" for #garden/vegetables
+	Aliases     []string  // the note's other names, which keyword search weighs like its title
 }
 
 // Section is a piece of a note that was embedded: the text under a heading, or part of it
@@ -60,11 +61,12 @@ func (s *Store) PutNote(ctx context.Context, n Note, sections []Section, vectors
 		}
 		var noteID int64
 		err := tx.QueryRowContext(ctx, `
-			INSERT INTO notes (path, title, size, mtime, hash, frontmatter, indexed_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)
+			INSERT INTO notes (path, title, size, mtime, hash, frontmatter, aliases, indexed_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 			RETURNING id`,
 			n.Path, n.Title, n.Size, n.MTime.UnixNano(), n.Hash,
 			sql.NullString{String: n.Frontmatter, Valid: n.Frontmatter != ""},
+			strings.Join(n.Aliases, "\n"),
 			time.Now().UnixNano(),
 		).Scan(&noteID)
 		if err != nil {
@@ -111,7 +113,7 @@ func (s *Store) PutNote(ctx context.Context, n Note, sections []Section, vectors
 				return err
 			}
 		}
-		return nil
+		return putWords(ctx, tx, noteID)
 	})
 	if err != nil {
 		return fmt.Errorf("index %s: %w", n.Path, err)
@@ -162,6 +164,9 @@ func deleteNote(ctx context.Context, tx *sql.Tx, path string) (bool, error) {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM vectors WHERE rowid = ?`, id); err != nil {
 			return false, err
 		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM words WHERE rowid = ?`, id); err != nil {
+			return false, err
+		}
 	}
 	res, err := tx.ExecContext(ctx, `DELETE FROM notes WHERE path = ?`, path)
 	if err != nil {
@@ -183,16 +188,21 @@ func (s *Store) RenameNote(ctx context.Context, from, to string) error {
 		if _, err := deleteNote(ctx, tx, to); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE notes SET path = ?, title = ? WHERE path = ?`,
-			to, strings.TrimSuffix(path.Base(to), ".md"), from)
+		var noteID int64
+		err := tx.QueryRowContext(ctx, `UPDATE notes SET path = ?, title = ? WHERE path = ? RETURNING id`,
+			to, strings.TrimSuffix(path.Base(to), ".md"), from).Scan(&noteID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
 		if err != nil {
 			return err
 		}
-		n, err := res.RowsAffected()
-		if err == nil && n == 0 {
-			err = ErrNotFound
+		// The keyword index holds the title with every section: write them again.
+		_, err = tx.ExecContext(ctx, `DELETE FROM words WHERE rowid IN (SELECT id FROM sections WHERE note_id = ?)`, noteID)
+		if err != nil {
+			return err
 		}
-		return err
+		return putWords(ctx, tx, noteID)
 	})
 	if err != nil {
 		return fmt.Errorf("rename %s to %s in the index: %w", from, to, err)
@@ -252,4 +262,64 @@ func (s *Store) NoteStates(ctx context.Context) (map[string]NoteState, error) {
 // Obsidian treats #Garden and #garden as one tag.
 func normalizeTag(tag string) string {
 	return strings.ToLower(strings.TrimPrefix(strings.TrimSpace(tag), "#"))
+}
+
+// putWords adds the note's sections to the keyword index, from what the notes and sections
+// tables hold, so that a note written and a note renamed are indexed alike. Each section's row
+// holds the note's title and aliases too: a query that names the note and a word of one
+// section finds that section.
+func putWords(ctx context.Context, tx *sql.Tx, noteID int64) error {
+	var title, aliases string
+	err := tx.QueryRowContext(ctx, `SELECT title, aliases FROM notes WHERE id = ?`, noteID).Scan(&title, &aliases)
+	if err != nil {
+		return err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT id, text FROM sections WHERE note_id = ?`, noteID)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		id   int64
+		text string
+	}
+	var sections []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.id, &r.text); err != nil {
+			rows.Close()
+			return err
+		}
+		sections = append(sections, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	insert, err := tx.PrepareContext(ctx, `INSERT INTO words (rowid, title, aliases, heading, body) VALUES (?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer insert.Close()
+	titleWords, aliasWords := strings.Join(terms(title), " "), strings.Join(terms(aliases), " ")
+	for _, sec := range sections {
+		heading, body := splitSection(sec.text)
+		_, err := insert.ExecContext(ctx, sec.id, titleWords, aliasWords,
+			strings.Join(terms(heading), " "), strings.Join(terms(body), " "))
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// splitSection takes apart a section's text as the parser writes it: a line naming the note
+// and the headings down to the section ("Title > Heading > Subheading"), a blank line, and the
+// body. It returns the headings without the title, and the body.
+func splitSection(text string) (headings, body string) {
+	prefix, body, found := strings.Cut(text, "\n\n")
+	if !found {
+		return "", text
+	}
+	_, headings, _ = strings.Cut(prefix, " > ")
+	return headings, body
 }

@@ -132,6 +132,7 @@ func readNote(notes *vault.Vault, path string) (pendingNote, error) {
 	for _, t := range note.Tags {
 		record.Tags = append(record.Tags, t.Name)
 	}
+	record.Aliases = note.Aliases
 	var sections []store.Section
 	for _, s := range note.Sections {
 		for _, text := range s.Chunks {

@@ -21,6 +21,7 @@ type index struct {
 	db       *store.Store
 	failed   map[string]error // notes that could not be indexed, and why
 	floor    float64          // search results scoring below this are not matches
+	ranking  string           // how search ranks: rankHybrid, rankKeyword or rankVector
 }
 
 // pendingNote is a note read and parsed, waiting for the vectors of its chunks.
@@ -133,6 +134,7 @@ func readNote(notes *vault.Vault, path string) (pendingNote, error) {
 	for _, t := range note.Tags {
 		record.Tags = append(record.Tags, t.Name)
 	}
+	record.Aliases = note.Aliases
 	var sections []store.Section
 	for _, s := range note.Sections {
 		for _, text := range s.Chunks {

@@ -27,6 +27,7 @@ type index struct {
 	graph    *links.Graph // who links to whom, built from the same parse as the sections
 	failed   failures     // notes that could not be indexed, and why
 	floor    float64      // search results scoring below this are not matches
+	ranking  string       // how search ranks: rankHybrid, rankKeyword or rankVector
 	coverage coverage     // how much of the vault the index holds while it catches up
 }
 
@@ -242,6 +243,7 @@ func readNote(notes *vault.Vault, path string, graph *links.Graph) (pendingNote,
 	for _, t := range note.Tags {
 		record.Tags = append(record.Tags, t.Name)
 	}
+	record.Aliases = note.Aliases
 	var sections []store.Section
 	for _, s := range note.Sections {
 		for _, text := range s.Chunks {

@@ -65,6 +65,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		"extra web-page origins to accept, comma-separated; native clients and MCP Inspector's proxy send no Origin and need none; env VAULTMCP_ORIGINS")
 	minScore := flags.Float64("min-score", envFloat(getenv("VAULTMCP_MIN_SCORE")),
 		"the least score a search result needs; env VAULTMCP_MIN_SCORE; unset, one chosen for the embedder")
+	ranking := flags.String("rank", cmp.Or(getenv("VAULTMCP_RANK"), rankHybrid),
+		"how search ranks notes: hybrid (words and meaning), keyword or vector; env VAULTMCP_RANK")
 	dbPath := flags.String("db", getenv("VAULTMCP_DB"), "the index database file, outside the vault; env VAULTMCP_DB; unset, one in your cache directory")
 	if err := flags.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -77,6 +79,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	if *transport != "http" && *transport != "stdio" {
 		return fmt.Errorf("unknown transport %q: use http or stdio", *transport)
+	}
+	if err := checkRanking(*ranking); err != nil {
+		return err
 	}
 	if err := embed.CheckMode(*embedder); err != nil {
 		return err
@@ -193,6 +198,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if *minScore > 0 {
 		index.floor = *minScore
 	}
+	index.ranking = *ranking
 	logger.Info("search", "min_score", index.floor)
 	addTools(mcpServer, notes, index, newNotes)
 

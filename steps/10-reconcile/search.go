@@ -18,14 +18,14 @@ import (
 )
 
 var searchVaultTool = mcp.NewTool("search_vault",
-	mcp.WithDescription("Searches the user's Obsidian vault by meaning, not only by exact words. "+
-		"Returns the notes closest to the query, best first, one result per note (its best "+
+	mcp.WithDescription("Searches the user's Obsidian vault by words and by meaning. "+
+		"Returns the best notes, best first, one result per note (its best "+
 		"section): path, title, heading, the line the section starts on, a snippet and a score "+
 		"from 0 to 1. Narrow it with folder (a vault folder, subfolders included) or tag (a tag "+
 		"such as \"garden\", nested tags included). An empty list means nothing relevant: say so "+
 		"rather than guess. Then get_note reads a whole note."),
 	mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxQuery),
-		mcp.Description("what to look for, in your own words, like \"why is my bread dense\"")),
+		mcp.Description("what to look for, in your own words, like \"why is my bread dense\"; words in double quotes must occur together")),
 	mcp.WithInteger("limit", mcp.Min(1), mcp.Max(maxLimit),
 		mcp.Description(fmt.Sprintf("how many notes to return, 1 to %d (default %d)", maxLimit, defaultLimit))),
 	mcp.WithString("folder", mcp.MaxLength(vault.MaxPathLen),
@@ -57,7 +57,7 @@ type hit struct {
 	Heading string  `json:"heading" jsonschema_description:"the heading of the best-matching section; empty before the first heading"`
 	Line    int     `json:"line" jsonschema_description:"the line the section starts on"`
 	Snippet string  `json:"snippet" jsonschema_description:"the start of the section's text"`
-	Score   float64 `json:"score" jsonschema_description:"similarity to the query, from 0 to 1; higher is closer"`
+	Score   float64 `json:"score" jsonschema_description:"how well it matches, from 0 to 1; higher is better"`
 }
 
 func searchVault(ix *index) server.ToolHandlerFunc {
@@ -74,25 +74,14 @@ func searchVault(ix *index) server.ToolHandlerFunc {
 			return mcp.NewToolResultError(msg), nil
 		}
 
-		vector, err := ix.embedder.EmbedQuery(ctx, query)
-		if err != nil {
-			return mcp.NewToolResultError("cannot search: " + err.Error()), nil
-		}
-		// One result per note: the store over-fetches sections and keeps each note's best,
-		// so one long note cannot fill the list with its many similar sections.
-		hits, err := ix.db.SearchNotes(ctx, vector, opts)
+		// One result per note, its best section, so one long note cannot fill the list.
+		hits, err := ix.find(ctx, query, opts)
 		if err != nil {
 			return mcp.NewToolResultError("cannot search the index: " + err.Error()), nil
 		}
 
 		out := searchResult{Results: []hit{}, Incomplete: ix.incomplete()}
 		for _, h := range hits {
-			// Below the floor a "match" shares a word or two by chance. Returning it anyway
-			// would hand the model k confident-looking answers to a question the vault
-			// cannot answer.
-			if h.Score < ix.floor {
-				break
-			}
 			out.Results = append(out.Results, hit{
 				Path: h.Path, Title: h.Title, Heading: h.Heading, Line: h.Line,
 				Snippet: snippet(h.Text), Score: round(h.Score),

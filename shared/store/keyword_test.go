@@ -1,0 +1,132 @@
+package store
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestTerms(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"Crème fraîche, at home.", []string{"creme", "fraiche", "at", "home"}},
+		{"Kettenverschleiß prüfen", []string{"kettenverschleiß", "prufen"}},
+		{"普洱茶冲泡", []string{"普洱", "洱茶", "茶冲", "冲泡"}},
+		{"花", []string{"花"}},
+		{"map 并发写入", []string{"map", "并发", "发写", "写入"}},
+		{"味噌を入れるタイミング", []string{"味噌", "噌を", "を入", "入れ", "れる", "るタ", "タイ", "イミ", "ミン", "ング"}},
+		{"ラーメン", []string{"ラー", "ーメ", "メン"}},
+		{"%% comment %%", []string{"%%", "comment", "%%"}},
+		{"see ![[Cold frame]] and [[x|y]]", []string{"see", "![[", "cold", "frame", "]]", "and", "[[", "x", "|", "y", "]]"}},
+		{"obsidian://open?vault=a", []string{"obsidian", "://", "open", "vault", "=", "a"}},
+		{"context.WithCancel(ctx)", []string{"context", "withcancel", "ctx"}},
+		{"^feeding-ratio #soil-log", []string{"^", "feeding", "ratio", "#", "soil", "log"}},
+		{"--background-primary", []string{"--", "background", "primary"}},
+		{`"quoted" it's`, []string{"quoted", "it", "s"}},
+		{"snake_case 42", []string{"snake_case", "42"}},
+		{"Slugs keeps tomatoes boxes berries glass humus analysis lies bus", []string{"slug", "keep", "tomato", "box", "berry", "glass", "humus", "analysis", "lie", "bus"}},
+	} {
+		if got := terms(tc.text); !slices.Equal(got, tc.want) {
+			t.Errorf("terms(%q) = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
+
+// putText stores a note whose sections hold the texts given, as the parser writes them: a
+// line with the title and the heading, a blank line, the body.
+func putText(t *testing.T, s *Store, n Note, bodies ...string) {
+	t.Helper()
+	var sections []Section
+	var vectors [][]float32
+	for i, body := range bodies {
+		heading := fmt.Sprintf("Part %d", i+1)
+		sections = append(sections, Section{Heading: heading, Line: i + 1, Text: n.Title + " > " + heading + "\n\n" + body})
+		vectors = append(vectors, []float32{1, float32(i), 0, 0})
+	}
+	if err := s.PutNote(t.Context(), n, sections, vectors); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func keywordSearch(t *testing.T, s *Store, query string, opts Options) []Hit {
+	t.Helper()
+	if opts.K == 0 {
+		opts.K = 10
+	}
+	hits, err := s.KeywordNotes(t.Context(), query, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hits
+}
+
+func TestKeywordNotes(t *testing.T) {
+	s := newIndex(t)
+	putText(t, s, Note{Path: "Garden/Birds.md", Title: "Birds", Tags: []string{"garden"}},
+		"Robins and blackbirds visit the feeder every morning.",
+		strings.Repeat("The pond attracts many birds in spring. ", 20)+"Once a flamingo escaped from the zoo and stood in it.")
+	putText(t, s, Note{Path: "Garden/Pond.md", Title: "Pond", Aliases: []string{"Water garden"}},
+		"How to keep the pond clean: plants, a pump, and no fish food left over.")
+	putText(t, s, Note{Path: "Kitchen/Bread.md", Title: "Bread", Tags: []string{"kitchen"}},
+		"A cold frame is not an oven. Dense bread comes from a weak starter; see ![[Starter]].")
+	putText(t, s, Note{Path: "茶/普洱茶冲泡.md", Title: "普洱茶冲泡"},
+		"洗茶一次，水温一百度。第一泡十秒。")
+	putText(t, s, Note{Path: "Notes/Frames.md", Title: "Frames"},
+		"A frame for the cold months: glass on a wooden box.")
+
+	for _, tc := range []struct {
+		query string
+		opts  Options
+		want  []string
+	}{
+		// A word in one long section of one note finds that note.
+		{"flamingo", Options{}, []string{"Garden/Birds.md"}},
+		// The title outweighs the body.
+		{"pond", Options{}, []string{"Garden/Pond.md", "Garden/Birds.md"}},
+		// An alias is a name of the note.
+		{"water garden", Options{}, []string{"Garden/Pond.md"}},
+		// Words no note holds: nothing, not the notes that share "how" and "the".
+		{"xyzzy plugh", Options{}, nil},
+		{"how to renew a passport before a trip", Options{}, nil},
+		// A phrase must occur as written; unquoted, both notes with the words match, the one
+		// with a word in its title first.
+		{`"cold frame"`, Options{}, []string{"Kitchen/Bread.md"}},
+		{"cold frame", Options{}, []string{"Notes/Frames.md", "Kitchen/Bread.md"}},
+		// Syntax and CJK text.
+		{"![[Starter]]", Options{}, []string{"Kitchen/Bread.md"}},
+		{"洗茶", Options{}, []string{"茶/普洱茶冲泡.md"}},
+		{"普洱茶的水温", Options{}, []string{"茶/普洱茶冲泡.md"}},
+		// Filters.
+		{"pond", Options{Tag: "garden"}, []string{"Garden/Birds.md"}},
+		{"pond", Options{Folder: "Kitchen"}, nil},
+		{"pond", Options{K: 1}, []string{"Garden/Pond.md"}},
+	} {
+		if got := paths(keywordSearch(t, s, tc.query, tc.opts)); !slices.Equal(got, tc.want) {
+			t.Errorf("KeywordNotes(%q, %+v) = %q, want %q", tc.query, tc.opts, got, tc.want)
+		}
+	}
+
+	// The index follows renames and deletions.
+	if err := s.RenameNote(t.Context(), "Garden/Pond.md", "Garden/Lake.md"); err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(keywordSearch(t, s, "lake", Options{})); !slices.Equal(got, []string{"Garden/Lake.md"}) {
+		t.Errorf("after renaming Pond to Lake, lake finds %q", got)
+	}
+	if err := s.DeleteNote(t.Context(), "Garden/Birds.md"); err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(keywordSearch(t, s, "flamingo", Options{})); len(got) != 0 {
+		t.Errorf("after deleting Birds, flamingo finds %q", got)
+	}
+	if err := s.Reset(t.Context(), testEmbedder); err != nil {
+		t.Fatal(err)
+	}
+	if got := count(t, s, "word_counts"); got != 0 {
+		t.Errorf("after Reset, the keyword index holds %d words", got)
+	}
+	checkIntegrity(t, s)
+}
