@@ -247,7 +247,7 @@ func benchmarkHybrid(b *testing.B, s *Store, r *rand.Rand, vectors [][]float32) 
 	ask := func(i int) {
 		i %= len(vectors)
 		start := time.Now()
-		if _, err := s.KeywordNotes(b.Context(), words[i], opts); err != nil {
+		if _, _, err := s.KeywordNotes(b.Context(), words[i], opts); err != nil {
 			b.Fatal(err)
 		}
 		keyword = append(keyword, time.Since(start))
@@ -259,7 +259,7 @@ func benchmarkHybrid(b *testing.B, s *Store, r *rand.Rand, vectors [][]float32) 
 		start = time.Now()
 		var keywordErr error
 		var wg sync.WaitGroup
-		wg.Go(func() { _, keywordErr = s.KeywordNotes(b.Context(), words[i], opts) })
+		wg.Go(func() { _, _, keywordErr = s.KeywordNotes(b.Context(), words[i], opts) })
 		if _, err := s.SearchNotes(b.Context(), vectors[i], opts); err != nil {
 			b.Fatal(err)
 		}

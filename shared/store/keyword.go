@@ -36,31 +36,37 @@ const keywordCandidates = 100
 
 // KeywordNotes searches the keyword index for query, and returns the opts.K best notes (its
 // best section each), best first. A note matches when one of its sections holds at least
-// MinCoverage of the query's weight; Score is that share, from MinCoverage to 1.
+// MinCoverage of the query's weight; Score is that share, from MinCoverage to 1. shared is how
+// many of the query's words the index holds: 0 for a query that shares no word with the vault.
 //
 // Words in double quotes must occur together, in that order: `"cold frame"` does not match
 // a section that says "frame" in one place and "cold" in another.
-func (s *Store) KeywordNotes(ctx context.Context, query string, opts Options) ([]Hit, error) {
+func (s *Store) KeywordNotes(ctx context.Context, query string, opts Options) (hits []Hit, shared int, err error) {
 	if _, err := s.confirmed(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if opts.K < 1 || opts.K > MaxK {
-		return nil, fmt.Errorf("keyword search: k must be between 1 and %d, got %d", MaxK, opts.K)
+		return nil, 0, fmt.Errorf("keyword search: k must be between 1 and %d, got %d", MaxK, opts.K)
 	}
 	opts.Folder = strings.Trim(opts.Folder, "/")
 	opts.Tag = normalizeTag(opts.Tag)
 
 	q := parseQuery(query)
 	if len(q.words) == 0 {
-		return nil, nil
+		return nil, 0, nil
 	}
 	weights, counts, sections, err := s.wordWeights(ctx, q.words)
 	if err != nil {
-		return nil, fmt.Errorf("keyword search: %w", err)
+		return nil, 0, fmt.Errorf("keyword search: %w", err)
+	}
+	for _, n := range counts {
+		if n > 0 {
+			shared++
+		}
 	}
 	match := q.match(counts, sections)
 	if match == "" {
-		return nil, nil // no section holds any of the words
+		return nil, shared, nil // no section holds any of the words
 	}
 
 	filter := ""
@@ -81,17 +87,16 @@ func (s *Store) KeywordNotes(ctx context.Context, query string, opts Options) ([
 		sql.Named("match", match), sql.Named("limit", keywordCandidates),
 		sql.Named("folder", opts.Folder), sql.Named("tag", opts.Tag))
 	if err != nil {
-		return nil, fmt.Errorf("keyword search: %w", err)
+		return nil, 0, fmt.Errorf("keyword search: %w", err)
 	}
 	defer rows.Close()
 
-	var hits []Hit
 	seen := map[string]bool{}
 	for rows.Next() && len(hits) < opts.K {
 		var h Hit
 		var aliases string
 		if err := rows.Scan(&h.Path, &h.Title, &aliases, &h.Heading, &h.Line, &h.Text); err != nil {
-			return nil, fmt.Errorf("keyword search: %w", err)
+			return nil, 0, fmt.Errorf("keyword search: %w", err)
 		}
 		if seen[h.Path] {
 			continue
@@ -104,9 +109,9 @@ func (s *Store) KeywordNotes(ctx context.Context, query string, opts Options) ([
 		hits = append(hits, h)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("keyword search: %w", err)
+		return nil, 0, fmt.Errorf("keyword search: %w", err)
 	}
-	return hits, nil
+	return hits, shared, nil
 }
 
 // coverage is the share of the query's weight that text holds: the weights of the query's

@@ -26,7 +26,7 @@ func TestTerms(t *testing.T) {
 		{"^feeding-ratio #soil-log", []string{"^", "feeding", "ratio", "#", "soil", "log"}},
 		{"--background-primary", []string{"--", "background", "primary"}},
 		{`"quoted" it's`, []string{"quoted", "it", "s"}},
-		{"snake_case 42", []string{"snake_case", "42"}},
+		{"snake_case 42", []string{"snake", "case", "42"}},
 		{"Slugs keeps tomatoes boxes berries glass humus analysis lies bus", []string{"slug", "keep", "tomato", "box", "berry", "glass", "humus", "analysis", "lie", "bus"}},
 	} {
 		if got := terms(tc.text); !slices.Equal(got, tc.want) {
@@ -56,7 +56,7 @@ func keywordSearch(t *testing.T, s *Store, query string, opts Options) []Hit {
 	if opts.K == 0 {
 		opts.K = 10
 	}
-	hits, err := s.KeywordNotes(t.Context(), query, opts)
+	hits, _, err := s.KeywordNotes(t.Context(), query, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,6 +37,8 @@ import (
 //   - A run of ASCII punctuation is a word if it is two characters or more ("%%", "![[",
 //     "://"), or one of the characters Markdown and code give a meaning to (such as # ^ [ ] >).
 //     Commas, full stops and the like on their own are left out: they are in every note.
+//   - Anything else separates words, the underscore included: "yaml_cssclasses" is two words,
+//     so a query for either finds it, and the query "yaml_cssclasses" asks for them together.
 
 // symbolChars are the ASCII punctuation characters a word may be made of; the table's
 // tokenizer keeps them (its tokenchars). Quotes are not among them, so that no word needs
@@ -48,8 +50,8 @@ const markupChars = "!#$%&*+<=>@[\\]^`{|}~"
 
 // wordsTable is the keyword index: one row for each section, with the section's id as its
 // rowid, so that a keyword hit joins the sections table as a vector hit does. It is
-// contentless (content=”): the text is in notes and sections already, and the index keeps
-// only which words occur where. contentless_delete lets a row be deleted by its rowid alone.
+// contentless (an empty content option): the text is in notes and sections already, and the
+// index keeps only which words occur where. contentless_delete lets a row be deleted by its rowid alone.
 const wordsTable = `
 CREATE VIRTUAL TABLE words USING fts5(
 	title, aliases, heading, body,
@@ -114,7 +116,7 @@ func appendPairs(out []string, run string) []string {
 
 func isWordRune(r rune) bool {
 	if r < utf8.RuneSelf {
-		return 'a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '_' || 'A' <= r && r <= 'Z'
+		return 'a' <= r && r <= 'z' || '0' <= r && r <= '9' || 'A' <= r && r <= 'Z'
 	}
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"vaultmcp/shared/embed"
 	"vaultmcp/shared/store"
 )
 
@@ -48,21 +49,28 @@ func (ix *index) find(ctx context.Context, query string, opts store.Options) ([]
 	// The legs read the index at once, each on its own connection: the keyword leg costs
 	// about a tenth of the vector leg, and hides behind it.
 	var keyword []store.Hit
+	var shared int
 	var keywordErr error
 	var wg sync.WaitGroup
 	if ix.ranking != rankVector {
-		wg.Go(func() { keyword, keywordErr = ix.db.KeywordNotes(ctx, query, legOpts) })
+		wg.Go(func() { keyword, shared, keywordErr = ix.db.KeywordNotes(ctx, query, legOpts) })
 	}
 	vector, err := ix.vectorLeg(ctx, query, legOpts)
 	wg.Wait()
 	if err = cmp.Or(err, keywordErr); err != nil {
 		return nil, err
 	}
-	switch ix.ranking {
-	case rankKeyword:
+	switch {
+	case ix.ranking == rankKeyword:
 		return keyword[:min(len(keyword), opts.K)], nil
-	case rankVector:
+	case ix.ranking == rankVector:
 		return vector[:min(len(vector), opts.K)], nil
+	case shared == 0 && ix.embedder.Model() == embed.OfflineModel:
+		// Not one of the query's words is in the vault, and the offline embedder knows only
+		// words: what it finds is chance, two words whose hashes collide. A real model may
+		// still match by meaning (a question in another language than the notes), and its
+		// floor decides.
+		return nil, nil
 	}
 	return fuse(keyword, vector, opts.K), nil
 }

@@ -77,7 +77,8 @@ func (l *live) apply(ctx context.Context, c watch.Change) {
 // note changes again.
 func (l *live) retryLater(ctx context.Context, path string, err error) {
 	if errors.Is(err, vault.ErrTooLarge) || errors.Is(err, vault.ErrNotNote) {
-		l.logger.Error("cannot index a note", "path", path, "err", err)
+		// Not the server's failure but the file's, for the user to see and fix.
+		l.logger.Warn("cannot index a note; index_status lists it", "path", path, "err", err)
 		return
 	}
 	l.attempts[path]++

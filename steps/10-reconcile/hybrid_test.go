@@ -27,3 +27,17 @@ func TestEachLegAloneFails(t *testing.T) {
 		}
 	}
 }
+
+// TestNoSharedWordFindsNothing: a made-up word that the offline vectors match by chance (its
+// hashed letter groups collide with a note's) finds nothing in hybrid search, since no section
+// holds it.
+func TestNoSharedWordFindsNothing(t *testing.T) {
+	const query = "zq922xv"
+	vault := filepath.Join("..", "..", "sample-vault")
+	if got, _ := searchFor(t, startServer(t, vault, "-embedder", "offline", "-rank", rankVector), map[string]any{"query": query}); len(got.Results) == 0 {
+		t.Fatalf("-rank vector: %q finds nothing; the test needs a word whose vector collides with a note's", query)
+	}
+	if got, errText := searchFor(t, startServer(t, vault, "-embedder", "offline"), map[string]any{"query": query}); len(got.Results) != 0 || errText != "" {
+		t.Errorf("hybrid: %q finds %+v %s; want nothing", query, got.Results, errText)
+	}
+}

@@ -83,7 +83,8 @@ func (l *live) retryLater(ctx context.Context, path string, err error) {
 		return // the server is stopping, which is what failed the note; the next start retries
 	}
 	if errors.Is(err, vault.ErrTooLarge) || errors.Is(err, vault.ErrNotNote) || errors.Is(err, fs.ErrPermission) {
-		l.logger.Error("cannot index a note", "path", path, "err", err)
+		// Not the server's failure but the file's, for the user to see and fix.
+		l.logger.Warn("cannot index a note; index_status lists it", "path", path, "err", err)
 		return
 	}
 	l.attempts[path]++
