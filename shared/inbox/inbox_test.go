@@ -232,6 +232,9 @@ func TestOpenWritesNothing(t *testing.T) {
 // TestCreateReadOnly: a vault this server may only read still opens, and Create says why it
 // cannot write and who can change that, whether the inbox folder is missing or there.
 func TestCreateReadOnly(t *testing.T) {
+	if permtest.Unprivileged(t) {
+		return
+	}
 	for _, existing := range []bool{false, true} {
 		v, _ := newVault(t)
 		folder := v.Dir()
@@ -257,8 +260,7 @@ func TestCreateReadOnly(t *testing.T) {
 
 // TestCreateInTheWay puts things where the inbox folder should be: a file, a file where a
 // folder on its path should be, and a symbolic link to nowhere. Open accepts each, so a server
-// that only reads still starts; Create refuses each and changes nothing. Unlike the permission
-// test above, this one runs as root too.
+// that only reads still starts; Create refuses each and changes nothing.
 func TestCreateInTheWay(t *testing.T) {
 	v, _ := newVault(t)
 	write(t, filepath.Join(v.Dir(), "File"), "a file, not a folder")

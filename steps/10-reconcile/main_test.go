@@ -361,8 +361,11 @@ func TestSearchRejectsBadFilters(t *testing.T) {
 // TestPartlyReadableVault serves a vault the server may only read, holding folders it may not
 // even list, as lost+found and another user's folder are: it starts, serves every note it can
 // read, names the folders it skipped, and says why create_note cannot write. Permissions do
-// not bind root, so the test skips when run as root; TestInboxInTheWay runs as anyone.
+// not bind root, so as root the test runs as the user nobody.
 func TestPartlyReadableVault(t *testing.T) {
+	if permtest.Unprivileged(t) {
+		return
+	}
 	vaultDir := t.TempDir()
 	write(t, filepath.Join(vaultDir, "Bread.md"), "# Bread\n\nA dense loaf is underproofed.")
 	write(t, filepath.Join(vaultDir, "Private", "Diary.md"), "# Diary\n\nDense thoughts.")
@@ -390,7 +393,7 @@ func TestPartlyReadableVault(t *testing.T) {
 
 // TestInboxInTheWay: starting makes no folder in the vault, and an inbox the server cannot
 // use (here a file named Inbox) does not keep it from starting; create_note says what is
-// wrong. Unlike TestPartlyReadableVault, this runs as root too.
+// wrong.
 func TestInboxInTheWay(t *testing.T) {
 	vaultDir := t.TempDir()
 	write(t, filepath.Join(vaultDir, "Bread.md"), "# Bread\n\nA dense loaf is underproofed.")
