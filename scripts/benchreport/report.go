@@ -115,7 +115,8 @@ func renderRow(f figure, results map[string]result) (string, bool) {
 			ratioCell = number(ratio) + "×"
 		}
 	}
-	missed := (f.MaxRatio > 0 && !math.IsNaN(ratio) && ratio > f.MaxRatio) || (f.MaxValue > 0 && value > f.MaxValue)
+	missed := (f.MaxRatio > 0 && !math.IsNaN(ratio) && ratio > f.MaxRatio) || (f.MaxValue > 0 && value > f.MaxValue) ||
+		(f.MinValue > 0 && value < f.MinValue)
 	target := f.Target
 	switch {
 	case target == "":

@@ -14,8 +14,9 @@ import (
 // schemaVersion changes whenever the tables below change, or what goes into them. Open empties
 // an index written with another version: it holds nothing that cannot be indexed again.
 // Version 2 added the keyword index, and reads frontmatter as YAML does where version 1 lost
-// the keys after an empty list item.
-const schemaVersion = 2
+// the keys after an empty list item. Version 3 keeps one bit per number in vec0 and the exact
+// vectors in a table.
+const schemaVersion = 3
 
 // applicationID marks the file as a vaultmcp index, in the header field SQLite reserves for
 // the purpose ("vmcp" in ASCII). Open uses it to tell its own files from other databases.
@@ -49,13 +50,20 @@ CREATE TABLE tags (
 CREATE INDEX tags_note ON tags (note_id);
 
 CREATE TABLE sections (
-	id      INTEGER PRIMARY KEY,      -- also the rowid of the section's vector
+	id      INTEGER PRIMARY KEY,      -- also the rowid of the section's vectors
 	note_id INTEGER NOT NULL REFERENCES notes ON DELETE CASCADE,
 	ord     INTEGER NOT NULL,         -- position in the note, from 0
 	heading TEXT NOT NULL,
 	line    INTEGER NOT NULL,
 	text    TEXT NOT NULL,
 	UNIQUE (note_id, ord)
+) STRICT;
+
+-- Each section's vector, exact: float32s, little-endian, at unit length (see encode). The
+-- vectors table holds one bit of each number, to find candidates fast (see Search).
+CREATE TABLE embeddings (
+	id     INTEGER PRIMARY KEY REFERENCES sections ON DELETE CASCADE,
+	vector BLOB NOT NULL
 ) STRICT;
 `
 
@@ -204,7 +212,8 @@ func (s *Store) CheckEmbedder(ctx context.Context, e Embedder) error {
 }
 
 // Reset empties the index and prepares it for vectors from e, in one transaction. A vec0
-// table has a fixed dimension, so the vector table is made anew.
+// table has a fixed dimension, so the vector table is made anew: one bit for each of e's
+// dimensions, rounded up to whole bytes.
 func (s *Store) Reset(ctx context.Context, e Embedder) error {
 	return s.Rebuild(ctx, e, "")
 }
@@ -223,7 +232,7 @@ func (s *Store) Rebuild(ctx context.Context, e Embedder, reason string) error {
 			DROP TABLE IF EXISTS vectors;
 			DELETE FROM notes; -- and, by their foreign keys, sections and tags
 			INSERT INTO words (words) VALUES ('delete-all');
-			CREATE VIRTUAL TABLE vectors USING vec0(embedding float[%d]);`, e.Dimension))
+			CREATE VIRTUAL TABLE vectors USING vec0(embedding bit[%d]);`, signBytes(e.Dimension)*8))
 		if err != nil {
 			return err
 		}

@@ -34,20 +34,28 @@ import (
 // wildcards to escape. A tag T matches T and the tags nested in it (T/...), as Obsidian's tag
 // search does, by the same kind of range.
 //
-// The number of neighbours is given by "k = :k" rather than LIMIT: SQLite hands a LIMIT to the
-// virtual table only when the query reads that table alone, and vec0 fails without one.
-// MATERIALIZED runs the KNN as written, before the joins that fetch each hit's note.
+// The search has two passes. vec0 scans the sections' signs (see signs) for the :coarse
+// nearest by Hamming distance, and the exact vectors of those candidates, read by their ids
+// from the embeddings table, decide the :k nearest by Euclidean distance. Comparing the signs
+// takes a fraction of the time the floats would, and when the candidates are many more than
+// k, the k nearest are nearly always among them: TestSearchRecall measures how often.
+//
+// The number of candidates is given by "k = :coarse" rather than LIMIT: SQLite hands a LIMIT
+// to the virtual table only when the query reads that table alone, and vec0 fails without
+// one. MATERIALIZED runs the KNN as written, before the joins.
 const (
 	knnQuery = `
-		WITH hits AS MATERIALIZED (
-			SELECT rowid, distance FROM vectors
-			WHERE embedding MATCH :query AND k = :k %s
+		WITH candidates AS MATERIALIZED (
+			SELECT rowid FROM vectors
+			WHERE embedding MATCH vec_bit(:signs) AND k = :coarse %s
 		)
-		SELECT n.path, n.title, s.heading, s.line, s.text, h.distance
-		FROM hits h
-		JOIN sections s ON s.id = h.rowid
+		SELECT n.path, n.title, s.heading, s.line, s.text, vec_distance_l2(e.vector, :query) AS distance
+		FROM candidates c
+		JOIN embeddings e ON e.id = c.rowid
+		JOIN sections s ON s.id = c.rowid
 		JOIN notes n ON n.id = s.note_id
-		ORDER BY h.distance`
+		ORDER BY distance
+		LIMIT :k`
 	filterSections = `
 		AND rowid IN (
 			SELECT s.id FROM notes n JOIN sections s ON s.note_id = n.id
@@ -62,6 +70,13 @@ const (
 
 // MaxK is the most hits one search returns: the largest k of a vec0 KNN query.
 const MaxK = 4096
+
+// How many candidates the first pass keeps: candidatesPerHit for each hit asked, and at least
+// minCandidates, so that an index of that many sections or fewer is searched exactly.
+const (
+	candidatesPerHit = 8
+	minCandidates    = 256
+)
 
 // Options says what a search returns.
 type Options struct {
@@ -90,7 +105,7 @@ type Hit struct {
 // and is faster in this build: vec0's cosine works out both lengths for every row it compares.
 func (s *Store) Search(ctx context.Context, query []float32, opts Options) ([]Hit, error) {
 	q, opts, err := s.prepareSearch(query, opts)
-	if q == nil || err != nil {
+	if q.exact == nil || err != nil {
 		return nil, err
 	}
 	return s.knn(ctx, q, opts.K, opts)
@@ -108,7 +123,7 @@ const overfetch = 4
 // sections, so at worst it returns fewer than K notes when one note fills thousands of them.
 func (s *Store) SearchNotes(ctx context.Context, query []float32, opts Options) ([]Hit, error) {
 	q, opts, err := s.prepareSearch(query, opts)
-	if q == nil || err != nil {
+	if q.exact == nil || err != nil {
 		return nil, err
 	}
 	for k := min(opts.K*overfetch, MaxK); ; k = min(k*overfetch, MaxK) {
@@ -125,28 +140,34 @@ func (s *Store) SearchNotes(ctx context.Context, query []float32, opts Options) 
 
 // prepareSearch checks a search and puts its query and filters in the form the index uses. A
 // query of zeros gives a nil query: the search finds nothing.
-func (s *Store) prepareSearch(query []float32, opts Options) ([]byte, Options, error) {
+func (s *Store) prepareSearch(query []float32, opts Options) (searchQuery, Options, error) {
 	e, err := s.confirmed()
 	if err != nil {
-		return nil, opts, err
+		return searchQuery{}, opts, err
 	}
 	if opts.K < 1 || opts.K > MaxK {
-		return nil, opts, fmt.Errorf("search: k must be between 1 and %d, got %d", MaxK, opts.K)
+		return searchQuery{}, opts, fmt.Errorf("search: k must be between 1 and %d, got %d", MaxK, opts.K)
 	}
-	q, err := encode(query, e.Dimension)
+	exact, err := encode(query, e.Dimension)
 	if errors.Is(err, errZero) {
-		return nil, opts, nil // similar to nothing: no hits, and no error either
+		return searchQuery{}, opts, nil // similar to nothing: no hits, and no error either
 	}
 	if err != nil {
-		return nil, opts, fmt.Errorf("search: the query vector %w", err)
+		return searchQuery{}, opts, fmt.Errorf("search: the query vector %w", err)
 	}
 	opts.Folder = strings.Trim(opts.Folder, "/")
 	opts.Tag = normalizeTag(opts.Tag)
-	return q, opts, nil
+	return searchQuery{exact: exact, signs: signs(query)}, opts, nil
+}
+
+// searchQuery is a query vector in the two forms the search compares: encoded, for the exact
+// distances, and its signs, for the candidates.
+type searchQuery struct {
+	exact, signs []byte
 }
 
 // knn runs one KNN query for the k nearest sections that pass the filters in opts.
-func (s *Store) knn(ctx context.Context, query []byte, k int, opts Options) ([]Hit, error) {
+func (s *Store) knn(ctx context.Context, query searchQuery, k int, opts Options) ([]Hit, error) {
 	var where []string
 	if opts.Folder != "" {
 		where = append(where, inFolder)
@@ -160,7 +181,8 @@ func (s *Store) knn(ctx context.Context, query []byte, k int, opts Options) ([]H
 	}
 
 	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(knnQuery, filter),
-		sql.Named("query", query), sql.Named("k", k),
+		sql.Named("query", query.exact), sql.Named("signs", query.signs), sql.Named("k", k),
+		sql.Named("coarse", min(max(k*candidatesPerHit, minCandidates), MaxK)),
 		sql.Named("folder", opts.Folder), sql.Named("tag", opts.Tag))
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)

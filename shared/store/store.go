@@ -133,9 +133,9 @@ func Open(ctx context.Context, path string, cfg Config) (s *Store, err error) {
 	}
 
 	// The function runs on every new connection: these settings belong to a connection,
-	// not to the file. vec0 keeps 1024 vectors in one blob (3 MiB at 768 dimensions); with
-	// SQLite's default 2 MiB page cache, writing each vector reads much of that blob from
-	// the file again. A 16 MiB cache holds it, and indexing runs twice as fast.
+	// not to the file. vec0 keeps the signs of 1024 vectors in one blob, which each write
+	// reads and writes whole; a 16 MiB page cache (SQLite's default is 2 MiB) keeps such
+	// blobs and the tables' upper pages in memory while a vault is indexed.
 	db, err := driver.Open(path, func(c *sqlite3.Conn) error {
 		if err := c.BusyTimeout(cfg.BusyTimeout); err != nil {
 			return err

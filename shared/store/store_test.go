@@ -390,7 +390,8 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(1, 2))
-	data := randomCorpus(r, 150, 4, dim)
+	// minCandidates sections or fewer: the first pass keeps them all, so the search is exact.
+	data := randomCorpus(r, minCandidates/4, 4, dim)
 	for _, n := range data.notes {
 		if err := s.PutNote(t.Context(), n.note, n.sections, n.vectors); err != nil {
 			t.Fatal(err)
@@ -417,6 +418,50 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSearchRecall measures the two-pass search against exact search on vectors shaped like a
+// model's: sections in topics, each near its topic's direction (see clusteredCorpus). Of the
+// 10 nearest sections, the search must find at least 95% on average, each with its exact score.
+func TestSearchRecall(t *testing.T) {
+	const dim, k = 768, 10
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "index.db"), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Reset(t.Context(), Embedder{Name: "test", Model: "clustered", Dimension: dim}); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	data := clusteredCorpus(r, 1000, 5, dim)
+	data.put(t, s)
+	var found, asked int
+	for range 20 {
+		q := data.query(r)
+		hits, err := s.Search(t.Context(), q, Options{K: k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		exact := map[string]float32{}
+		for _, w := range data.bruteForce(q, k, "") {
+			exact[w.heading] = w.score
+		}
+		for _, h := range hits {
+			if score, ok := exact[h.Heading]; ok {
+				found++
+				if math.Abs(h.Score-float64(score)) > 1e-4 {
+					t.Errorf("%s scores %.5f, exactly %.5f", h.Heading, h.Score, score)
+				}
+			}
+		}
+		asked += k
+	}
+	recall := float64(found) / float64(asked)
+	if recall < 0.95 {
+		t.Errorf("recall@%d = %.3f over 5,000 sections, want at least 0.95", k, recall)
+	}
+	t.Logf("recall@%d = %.3f", k, recall)
 }
 
 func TestPersistsAcrossOpen(t *testing.T) {

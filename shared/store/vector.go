@@ -37,3 +37,21 @@ func encode(v []float32, dimension int) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// signs is the coarse form of a vector that the vectors table holds: one bit for each number,
+// set when it is positive, eight to a byte. Two vectors that point the same way have mostly
+// the same signs, so the number of bits in which they differ (their Hamming distance) ranks
+// sections roughly as their cosine does, for 96 bytes instead of 3,072 at 768 dimensions, and
+// with a comparison that costs a few instructions per 64 numbers.
+func signs(v []float32) []byte {
+	b := make([]byte, signBytes(len(v)))
+	for i, x := range v {
+		if x > 0 {
+			b[i/8] |= 1 << (i % 8)
+		}
+	}
+	return b
+}
+
+// signBytes is how many bytes hold the signs of a vector of dimension numbers.
+func signBytes(dimension int) int { return (dimension + 7) / 8 }

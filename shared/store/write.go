@@ -90,11 +90,16 @@ func (s *Store) PutNote(ctx context.Context, n Note, sections []Section, vectors
 			return err
 		}
 		defer insertSection.Close()
-		insertVector, err := tx.PrepareContext(ctx, `INSERT INTO vectors (rowid, embedding) VALUES (?, ?)`)
+		insertEmbedding, err := tx.PrepareContext(ctx, `INSERT INTO embeddings (id, vector) VALUES (?, ?)`)
 		if err != nil {
 			return err
 		}
-		defer insertVector.Close()
+		defer insertEmbedding.Close()
+		insertSigns, err := tx.PrepareContext(ctx, `INSERT INTO vectors (rowid, embedding) VALUES (?, vec_bit(?))`)
+		if err != nil {
+			return err
+		}
+		defer insertSigns.Close()
 
 		for i, sec := range sections {
 			var sectionID int64
@@ -109,7 +114,10 @@ func (s *Store) PutNote(ctx context.Context, n Note, sections []Section, vectors
 			if err != nil {
 				return fmt.Errorf("the vector of section %d (%q) %w", i, sec.Heading, err)
 			}
-			if _, err := insertVector.ExecContext(ctx, sectionID, blob); err != nil {
+			if _, err := insertEmbedding.ExecContext(ctx, sectionID, blob); err != nil {
+				return err
+			}
+			if _, err := insertSigns.ExecContext(ctx, sectionID, signs(vectors[i])); err != nil {
 				return err
 			}
 		}
