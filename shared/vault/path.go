@@ -138,6 +138,9 @@ func NotePath(p string) (string, error) {
 		return "", refuse(ErrNotNote, "path %q is not a note: only Markdown notes (.md) can be read; if the note's name really ends in %q, send %q",
 			p, ext, clean+".md")
 	}
+	if len(clean)+len(".md") > MaxPathLen {
+		return "", refuse(ErrInvalidPath, "path is %d bytes long with \".md\", more than the limit of %d; %s", len(clean)+len(".md"), MaxPathLen, hint)
+	}
 	return clean + ".md", nil
 }
 

@@ -146,6 +146,8 @@ func TestNotePath(t *testing.T) {
 		{in: "Dr. Smith", want: "Dr. Smith.md"},
 		{in: "Release v1.2", want: "Release v1.2.md"},
 		{in: "Meeting 2024.01.05", want: "Meeting 2024.01.05.md"},
+		// At the limit without ".md", over it with: the fuzzer's find.
+		{in: strings.Repeat("a/", 510) + "bc", kind: ErrInvalidPath},
 		{in: "Tools/Node.js.md", want: "Tools/Node.js.md"},
 		{in: "Folder.v2/Note", want: "Folder.v2/Note.md"},
 		{in: "image.png", kind: ErrNotNote},
