@@ -207,7 +207,7 @@ func scoreFloor(e embed.Embedder) float64 {
 		return 0.17
 	}
 	// nomic-embed-text scores unrelated text around 0.3–0.4 and related text above 0.5.
-	// Those are typical figures, not measured here (no model weights on this machine):
-	// tune it with -min-score on your own vault.
+	// Those are typical figures, not measured by this project, whose tests run without model
+	// weights: tune it with -min-score on your own vault.
 	return 0.45
 }
