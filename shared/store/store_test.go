@@ -702,6 +702,43 @@ func TestFailedPutNoteKeepsOldVersion(t *testing.T) {
 	checkIntegrity(t, s)
 }
 
+// A batch whose middle note fails stores the others, and keeps the old version of the one
+// that failed, whole: each note is behind its own savepoint.
+func TestPutNotesFailsOneNoteAlone(t *testing.T) {
+	s := newIndex(t)
+	put(t, s, Note{Path: "b.md", Hash: "v1"}, []float32{0, 0, 1, 0}, []float32{0, 0, 0, 1})
+
+	one := func(path, hash string, vectors ...[]float32) Entry {
+		sections := make([]Section, len(vectors))
+		for i := range sections {
+			sections[i] = Section{Text: fmt.Sprintf("%s %s #%d", path, hash, i)}
+		}
+		return Entry{Note: Note{Path: path, Hash: hash}, Sections: sections, Vectors: vectors}
+	}
+	errs := s.PutNotes(t.Context(), []Entry{
+		one("a.md", "v1", []float32{1, 0, 0, 0}),
+		one("b.md", "v2", []float32{0, 1, 0, 0}, []float32{0, 0, 1}), // its last vector is short
+		one("c.md", "v1", []float32{0, 1, 0, 0}),
+	})
+	if errs[0] != nil || errs[2] != nil {
+		t.Fatalf("PutNotes: %v, want a.md and c.md stored", errs)
+	}
+	if errs[1] == nil || !strings.Contains(errs[1].Error(), "b.md") || !strings.Contains(errs[1].Error(), "section 1") {
+		t.Fatalf("PutNotes: b.md gave %v, want an error naming b.md and section 1", errs[1])
+	}
+
+	states, _ := s.NoteStates(t.Context())
+	if len(states) != 3 || states["b.md"].Hash != "v1" {
+		t.Errorf("after the batch, NoteStates = %v, want a.md, c.md, and b.md at v1", states)
+	}
+	for table, want := range map[string]int{"sections": 4, "vectors": 4, "embeddings": 4} {
+		if got := count(t, s, table); got != want {
+			t.Errorf("%d rows in %s, want %d", got, table, want)
+		}
+	}
+	checkIntegrity(t, s)
+}
+
 // Searches run while a note is rewritten, and each sees one version of it, whole. Run with
 // -race.
 func TestConcurrentReadsDuringWrites(t *testing.T) {

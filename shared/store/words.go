@@ -25,9 +25,11 @@ import (
 //
 // FTS5's trigram tokenizer handles both, but needs three characters (花见 and %% have two) and
 // makes an index several times the size of the text. So terms splits the text itself, and the
-// table's unicode61 tokenizer only has to split at the spaces terms puts in (its tokenchars
-// make it keep the punctuation; terms has already lower-cased the text and removed its
-// diacritics). Both the index and the queries go through terms, so they agree on every word.
+// table's tokenizer only has to split at the spaces terms puts in. FTS5's ascii tokenizer is
+// the simplest that does: it keeps every non-ASCII character, and its tokenchars make it keep
+// the punctuation (terms has already lower-cased the text and removed its diacritics). Writing
+// takes a fifth less time with it than with unicode61, which classifies every character again.
+// Both the index and the queries go through terms, so they agree on every word.
 //
 // The rules:
 //   - A run of letters and digits (any script but the CJK ones) is a word, lower-cased and
@@ -56,7 +58,7 @@ const wordsTable = `
 CREATE VIRTUAL TABLE words USING fts5(
 	title, aliases, heading, body,
 	content = '', contentless_delete = 1,
-	tokenize = "unicode61 remove_diacritics 0 categories 'L* N* M* Co' tokenchars '` + symbolChars + `'"
+	tokenize = "ascii tokenchars '` + symbolChars + `'"
 );
 -- How many sections hold each word: for the weight of a word in a query.
 CREATE VIRTUAL TABLE word_counts USING fts5vocab(words, row);

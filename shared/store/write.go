@@ -45,88 +45,134 @@ var ErrNotFound = errors.New("note not in the index")
 // place of whatever the index held at n.Path. It is one transaction: if anything fails, the
 // index keeps the previous version of the note, whole.
 func (s *Store) PutNote(ctx context.Context, n Note, sections []Section, vectors [][]float32) error {
+	return s.PutNotes(ctx, []Entry{{Note: n, Sections: sections, Vectors: vectors}})[0]
+}
+
+// Entry is a note to store, with its sections and their vectors (Vectors[i] embeds
+// Sections[i]).
+type Entry struct {
+	Note     Note
+	Sections []Section
+	Vectors  [][]float32
+}
+
+// PutNotes stores each entry as PutNote would, all in one transaction, and returns each
+// note's error (nil for those stored). Each note is written behind a savepoint: one that fails
+// is rolled back to it, keeping its previous version whole, and the others are kept.
+//
+// A batch a transaction is faster than a note a transaction: FTS5 writes a segment of the
+// keyword index at every commit, and merges small segments as they pile up.
+func (s *Store) PutNotes(ctx context.Context, entries []Entry) []error {
+	errs := make([]error, len(entries))
 	e, err := s.confirmed()
+	if err != nil {
+		for i := range errs {
+			errs[i] = err
+		}
+		return errs
+	}
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		for i, entry := range entries {
+			if _, err := tx.ExecContext(ctx, `SAVEPOINT note`); err != nil {
+				return err
+			}
+			errs[i] = putNote(ctx, tx, e, entry)
+			end := `RELEASE note`
+			if errs[i] != nil {
+				end = `ROLLBACK TO note; RELEASE note`
+			}
+			if _, err := tx.ExecContext(ctx, end); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for i, entry := range entries {
+		if errs[i] == nil && err != nil {
+			errs[i] = err // the commit failed: no note was stored
+		}
+		if errs[i] != nil {
+			errs[i] = fmt.Errorf("index %s: %w", entry.Note.Path, errs[i])
+		}
+	}
+	return errs
+}
+
+// putNote writes one note in tx, in place of whatever the index held at its path.
+func putNote(ctx context.Context, tx *sql.Tx, e Embedder, entry Entry) error {
+	n, sections, vectors := entry.Note, entry.Sections, entry.Vectors
+	if n.Path == "" {
+		return errors.New("its path is empty")
+	}
+	if len(sections) != len(vectors) {
+		return fmt.Errorf("%d sections but %d vectors", len(sections), len(vectors))
+	}
+	if _, err := deleteNote(ctx, tx, n.Path); err != nil {
+		return err
+	}
+	var noteID int64
+	err := tx.QueryRowContext(ctx, `
+		INSERT INTO notes (path, title, size, mtime, hash, frontmatter, aliases, indexed_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		RETURNING id`,
+		n.Path, n.Title, n.Size, n.MTime.UnixNano(), n.Hash,
+		sql.NullString{String: n.Frontmatter, Valid: n.Frontmatter != ""},
+		strings.Join(n.Aliases, "\n"),
+		time.Now().UnixNano(),
+	).Scan(&noteID)
 	if err != nil {
 		return err
 	}
-	if n.Path == "" {
-		return errors.New("index a note: its path is empty")
+	for _, tag := range n.Tags {
+		if tag = normalizeTag(tag); tag == "" {
+			continue
+		}
+		_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO tags (note_id, tag) VALUES (?, ?)`, noteID, tag)
+		if err != nil {
+			return err
+		}
 	}
-	if len(sections) != len(vectors) {
-		return fmt.Errorf("index %s: %d sections but %d vectors", n.Path, len(sections), len(vectors))
-	}
-	err = s.write(ctx, func(tx *sql.Tx) error {
-		if _, err := deleteNote(ctx, tx, n.Path); err != nil {
-			return err
-		}
-		var noteID int64
-		err := tx.QueryRowContext(ctx, `
-			INSERT INTO notes (path, title, size, mtime, hash, frontmatter, aliases, indexed_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-			RETURNING id`,
-			n.Path, n.Title, n.Size, n.MTime.UnixNano(), n.Hash,
-			sql.NullString{String: n.Frontmatter, Valid: n.Frontmatter != ""},
-			strings.Join(n.Aliases, "\n"),
-			time.Now().UnixNano(),
-		).Scan(&noteID)
-		if err != nil {
-			return err
-		}
-		for _, tag := range n.Tags {
-			if tag = normalizeTag(tag); tag == "" {
-				continue
-			}
-			_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO tags (note_id, tag) VALUES (?, ?)`, noteID, tag)
-			if err != nil {
-				return err
-			}
-		}
 
-		insertSection, err := tx.PrepareContext(ctx, `
-			INSERT INTO sections (note_id, ord, heading, line, text)
-			VALUES (?, ?, ?, ?, ?)
-			RETURNING id`)
-		if err != nil {
-			return err
-		}
-		defer insertSection.Close()
-		insertEmbedding, err := tx.PrepareContext(ctx, `INSERT INTO embeddings (id, vector) VALUES (?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer insertEmbedding.Close()
-		insertSigns, err := tx.PrepareContext(ctx, `INSERT INTO vectors (rowid, embedding) VALUES (?, vec_bit(?))`)
-		if err != nil {
-			return err
-		}
-		defer insertSigns.Close()
-
-		for i, sec := range sections {
-			var sectionID int64
-			err := insertSection.QueryRowContext(ctx, noteID, i, sec.Heading, sec.Line, sec.Text).Scan(&sectionID)
-			if err != nil {
-				return err
-			}
-			blob, err := encode(vectors[i], e.Dimension)
-			if errors.Is(err, errZero) {
-				continue // a section with nothing to embed is kept, but no search can find it
-			}
-			if err != nil {
-				return fmt.Errorf("the vector of section %d (%q) %w", i, sec.Heading, err)
-			}
-			if _, err := insertEmbedding.ExecContext(ctx, sectionID, blob); err != nil {
-				return err
-			}
-			if _, err := insertSigns.ExecContext(ctx, sectionID, signs(vectors[i])); err != nil {
-				return err
-			}
-		}
-		return putWords(ctx, tx, noteID)
-	})
+	insertSection, err := tx.PrepareContext(ctx, `
+		INSERT INTO sections (note_id, ord, heading, line, text)
+		VALUES (?, ?, ?, ?, ?)
+		RETURNING id`)
 	if err != nil {
-		return fmt.Errorf("index %s: %w", n.Path, err)
+		return err
 	}
-	return nil
+	defer insertSection.Close()
+	insertEmbedding, err := tx.PrepareContext(ctx, `INSERT INTO embeddings (id, vector) VALUES (?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer insertEmbedding.Close()
+	insertSigns, err := tx.PrepareContext(ctx, `INSERT INTO vectors (rowid, embedding) VALUES (?, vec_bit(?))`)
+	if err != nil {
+		return err
+	}
+	defer insertSigns.Close()
+
+	for i, sec := range sections {
+		var sectionID int64
+		err := insertSection.QueryRowContext(ctx, noteID, i, sec.Heading, sec.Line, sec.Text).Scan(&sectionID)
+		if err != nil {
+			return err
+		}
+		blob, err := encode(vectors[i], e.Dimension)
+		if errors.Is(err, errZero) {
+			continue // a section with nothing to embed is kept, but no search can find it
+		}
+		if err != nil {
+			return fmt.Errorf("the vector of section %d (%q) %w", i, sec.Heading, err)
+		}
+		if _, err := insertEmbedding.ExecContext(ctx, sectionID, blob); err != nil {
+			return err
+		}
+		if _, err := insertSigns.ExecContext(ctx, sectionID, signs(vectors[i])); err != nil {
+			return err
+		}
+	}
+	return putWords(ctx, tx, noteID)
 }
 
 // DeleteNote removes the note at path from the index. A path the index does not hold is not

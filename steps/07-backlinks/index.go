@@ -36,9 +36,9 @@ type pendingNote struct {
 // into requests itself; a batch this size keeps it busy and lets us report progress.
 const batchChunks = 256
 
-// buildIndex empties the database and indexes every note into it. Each note is written in
-// one transaction, so a note is either wholly in the index or not at all. A note that cannot
-// be read or embedded is recorded in failed and the rest go on.
+// buildIndex empties the database and indexes every note into it, a batch of notes in one
+// transaction (see store.PutNotes): a note is either wholly in the index or not at all. A
+// note that cannot be read or embedded is recorded in failed and the rest go on.
 func buildIndex(ctx context.Context, notes *vault.Vault, embedder embed.Embedder, db *store.Store, logger *slog.Logger) (*index, error) {
 	identity := store.Embedder{Name: embedderName(embedder), Model: embedder.Model(), Dimension: embedder.Dimensions()}
 	if err := db.Reset(ctx, identity); err != nil {
@@ -67,20 +67,22 @@ func buildIndex(ctx context.Context, notes *vault.Vault, embedder embed.Embedder
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		for _, n := range batch {
-			switch {
-			case err != nil:
+		if err != nil {
+			for _, n := range batch {
 				ix.failed[n.record.Path] = err
-			default:
-				mine := vectors[:len(n.sections)]
+			}
+			logger.Error("embedding failed; these notes are not searchable", "notes", len(batch), "err", err)
+		} else {
+			entries := make([]store.Entry, len(batch))
+			for i, n := range batch {
+				entries[i] = store.Entry{Note: n.record, Sections: n.sections, Vectors: vectors[:len(n.sections)]}
 				vectors = vectors[len(n.sections):]
-				if err := db.PutNote(ctx, n.record, n.sections, mine); err != nil {
-					ix.failed[n.record.Path] = err
+			}
+			for i, err := range db.PutNotes(ctx, entries) {
+				if err != nil {
+					ix.failed[batch[i].record.Path] = err
 				}
 			}
-		}
-		if err != nil {
-			logger.Error("embedding failed; these notes are not searchable", "notes", len(batch), "err", err)
 		}
 		report.Done(len(batch), len(texts))
 		batch, chunks = nil, 0

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -120,9 +121,9 @@ func chooseEmbedder(ctx context.Context, mode, model string, db *store.Store, cl
 	return ollama, nil
 }
 
-// indexNotes reads, embeds and stores the notes at paths, a batch at a time. Each note is
-// written in one transaction, so a note is either wholly in the index or not at all, and a
-// process killed half-way leaves the notes before it indexed and the rest as they were. A note
+// indexNotes reads, embeds and stores the notes at paths, a batch at a time. A note is
+// either wholly in the index or not at all, and a process killed half-way leaves the batches
+// before it indexed and the rest as they were. A note
 // that cannot be read or embedded is recorded in failed and the rest go on. It returns early,
 // with ctx's error, when ctx ends.
 //
@@ -191,22 +192,28 @@ type embeddedBatch struct {
 	chunks  int
 }
 
-// store writes a batch, one note per transaction, and records which notes failed. The count
-// of notes up to date grows with each note committed, not with each batch, so that
+// store writes a batch in one transaction (see store.PutNotes) and records which notes
+// failed. The count of notes up to date grows once the batch is committed, so that
 // search_vault and index_status, which both read it, agree with the database's own count.
 func (l *live) store(ctx context.Context, b embeddedBatch, report *progress.Reporter) {
-	for _, n := range b.notes {
-		err := b.err
-		if err == nil {
-			mine := b.vectors[:len(n.sections)]
+	errs := make([]error, len(b.notes))
+	if b.err == nil {
+		entries := make([]store.Entry, len(b.notes))
+		for i, n := range b.notes {
+			entries[i] = store.Entry{Note: n.record, Sections: n.sections, Vectors: b.vectors[:len(n.sections)]}
 			b.vectors = b.vectors[len(n.sections):]
-			err = l.ix.db.PutNote(ctx, n.record, n.sections, mine)
 		}
+		errs = l.ix.db.PutNotes(ctx, entries)
+	}
+	stored := 0
+	for i, n := range b.notes {
+		err := cmp.Or(b.err, errs[i])
 		l.ix.failed.set(n.record.Path, err)
 		if err == nil {
-			l.ix.coverage.indexed(1)
+			stored++
 		}
 	}
+	l.ix.coverage.indexed(stored)
 	if b.err != nil && ctx.Err() == nil { // a server stopping cancels its embedding: no failure
 		l.logger.Error("embedding failed; these notes are not searchable yet", "notes", len(b.notes), "err", b.err)
 	}

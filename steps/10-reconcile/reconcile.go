@@ -23,7 +23,7 @@ import (
 // and the work on it is ordered by cost. Comparing reads no note unless its size or time
 // changed (see package reconcile). Deletions, renames and touched notes are a row or two
 // each. Embedding, the slow part, comes last, a batch at a time, while the server answers; a
-// kill part-way loses nothing but time, since each note is stored in one transaction and the
+// kill part-way loses nothing but time, since each note is stored whole or not at all and the
 // next start finds the rest still to do.
 func (l *live) catchUp(ctx context.Context) {
 	cov := &l.ix.coverage
