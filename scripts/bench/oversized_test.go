@@ -33,13 +33,17 @@ func BenchmarkOversizedCall(b *testing.B) {
 			var idle, peak int64
 			var answer int
 			for b.Loop() {
-				srv := startServer(b, bin)
+				vaultDir := b.TempDir()
+				if err := os.WriteFile(filepath.Join(vaultDir, "Note.md"), []byte("# Note\n\nA note.\n"), 0o644); err != nil {
+					b.Fatal(err)
+				}
+				srv := startServer(b, bin, vaultDir, filepath.Join(b.TempDir(), "index.db"), nil, "-embedder", "offline")
 				idle = max(idle, residentKiB(srv.cmd.Process.Pid))
 				var wg sync.WaitGroup
 				var mu sync.Mutex
 				for range at {
 					wg.Go(func() {
-						n := post(b, srv.url, call.Bytes())
+						n := len(post(b, srv.url, call.Bytes()))
 						mu.Lock()
 						answer = max(answer, n)
 						mu.Unlock()
@@ -57,19 +61,18 @@ func BenchmarkOversizedCall(b *testing.B) {
 	}
 }
 
-// server is the last step running on an empty vault, once its index is up to date.
+// server is the last step running, once its index is up to date.
 type server struct {
 	cmd *exec.Cmd
 	url string
 }
 
-func startServer(b *testing.B, bin string) server {
+// startServer starts the last step over vaultDir and the index at db, with env added to its
+// environment and args to its flags, and returns once its index is up to date.
+func startServer(b *testing.B, bin, vaultDir, db string, env []string, args ...string) server {
 	b.Helper()
-	vaultDir := b.TempDir()
-	if err := os.WriteFile(filepath.Join(vaultDir, "Note.md"), []byte("# Note\n\nA note.\n"), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-vault", vaultDir, "-db", filepath.Join(b.TempDir(), "index.db"), "-embedder", "offline")
+	cmd := exec.Command(bin, append([]string{"-addr", "127.0.0.1:0", "-vault", vaultDir, "-db", db}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -101,23 +104,23 @@ func (s server) stop() {
 	s.cmd.Wait()
 }
 
-// post sends one MCP message and returns the length of the answer.
-func post(b *testing.B, url string, body []byte) int {
+// post sends one MCP message and returns the answer.
+func post(b *testing.B, url string, body []byte) []byte {
 	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		b.Error(err)
-		return 0
+		return nil
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		b.Error(err)
-		return 0
+		return nil
 	}
 	defer resp.Body.Close()
-	n, _ := io.Copy(io.Discard, resp.Body)
-	return int(n)
+	answer, _ := io.ReadAll(resp.Body)
+	return answer
 }
 
 // residentKiB returns the process's resident memory now (VmRSS), in KiB.

@@ -34,8 +34,9 @@ const (
 // indexed before, and reads from its log how long the catch-up took ("index up to date …
 // took=…"): process start and the opening of the database are not counted.
 //
-//   - unchanged: nothing changed while the server was off. The bound is what any catch-up
-//     must do: walk the vault and stat every note.
+//   - unchanged: nothing changed while the server was off. The catch-up ends when search and
+//     backlinks answer from a complete index. The bound is what any catch-up must do: walk the
+//     vault and stat every note.
 //   - 1%-changed: 100 notes were edited. The bound is embedding those notes' sections alone,
 //     through the same Ollama client and stand-in, with simulated latency.
 func BenchmarkReconcile(b *testing.B) {
@@ -56,21 +57,6 @@ func BenchmarkReconcile(b *testing.B) {
 		took := median(runs)
 		b.ReportMetric(float64(took.Microseconds())/1000, "catch-up-ms")
 		b.ReportMetric(float64(bound.Microseconds())/1000, "stat-bound-ms")
-		b.ReportMetric(took.Seconds()/bound.Seconds(), "x-bound")
-	})
-
-	// The link graph is rebuilt in memory at every start, from every note: its bound is
-	// reading those notes.
-	b.Run("links", func(b *testing.B) {
-		bound := readBound(b, vaultDir)
-		var runs []time.Duration
-		for b.Loop() {
-			links, _ := server.start(b)
-			runs = append(runs, links)
-		}
-		took := median(runs)
-		b.ReportMetric(float64(took.Microseconds())/1000, "links-ms")
-		b.ReportMetric(float64(bound.Microseconds())/1000, "read-bound-ms")
 		b.ReportMetric(took.Seconds()/bound.Seconds(), "x-bound")
 	})
 
@@ -107,20 +93,12 @@ type catchUpServer struct {
 	bin, vault, db, ollama string
 }
 
-var (
-	linksLoaded = regexp.MustCompile(`msg="links loaded".* took=(\S+)`)
-	caughtUp    = regexp.MustCompile(`msg="index up to date".* took=(\S+)`)
-)
+// caughtUp is the line the server logs once its index, links included, is up to date.
+var caughtUp = regexp.MustCompile(`msg="index up to date".* took=(\S+)`)
 
 // catchUp starts the server, waits until it logs that its index is up to date, stops it, and
 // returns how long the comparison and update of the index took, by the server's own clock.
 func (s catchUpServer) catchUp(b *testing.B) time.Duration {
-	_, took := s.start(b)
-	return took
-}
-
-// start is catchUp that also returns how long the link graph took to load, before the index.
-func (s catchUpServer) start(b *testing.B) (links, index time.Duration) {
 	b.Helper()
 	cmd := exec.Command(s.bin, "-addr", "127.0.0.1:0", "-vault", s.vault, "-db", s.db, "-embedder", "ollama")
 	cmd.Env = append(os.Environ(), "OLLAMA_HOST="+s.ollama)
@@ -137,25 +115,19 @@ func (s catchUpServer) start(b *testing.B) (links, index time.Duration) {
 	}()
 	var log strings.Builder
 	scanner := bufio.NewScanner(stderr)
-	took := func(m []string) time.Duration {
-		d, err := time.ParseDuration(m[1])
-		if err != nil {
-			b.Fatalf("cannot read the time %q in the log", m[1])
-		}
-		return d
-	}
 	for scanner.Scan() {
 		log.WriteString(scanner.Text() + "\n")
-		if m := linksLoaded.FindStringSubmatch(scanner.Text()); m != nil {
-			links = took(m)
-		}
 		if m := caughtUp.FindStringSubmatch(scanner.Text()); m != nil {
 			go io.Copy(io.Discard, stderr)
-			return links, took(m)
+			took, err := time.ParseDuration(m[1])
+			if err != nil {
+				b.Fatalf("cannot read the time %q in the log", m[1])
+			}
+			return took
 		}
 	}
 	b.Fatalf("the server stopped before its index was up to date:\n%s", log.String())
-	return 0, 0
+	return 0
 }
 
 // statBound is the least any catch-up must do: walk the vault and stat every note. The best
@@ -176,27 +148,6 @@ func statBound(b *testing.B, dir string) time.Duration {
 		})
 		if err != nil || notes < reconcileNotes {
 			b.Fatalf("walked %d notes: %v", notes, err)
-		}
-		best = min(best, time.Since(start))
-	}
-	return best
-}
-
-// readBound is the least a graph built from the notes must do: read every note. The best of
-// three runs.
-func readBound(b *testing.B, dir string) time.Duration {
-	best := time.Duration(1<<63 - 1)
-	for range 3 {
-		start := time.Now()
-		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
-				return err
-			}
-			_, err = os.ReadFile(p)
-			return err
-		})
-		if err != nil {
-			b.Fatal(err)
 		}
 		best = min(best, time.Since(start))
 	}

@@ -43,12 +43,19 @@ func buildLastStep(b *testing.B) string {
 // generateVault writes a vault of that many notes into a folder of the benchmark's and returns
 // its path. Seed 1, so every run and every benchmark measures the same vault.
 func generateVault(b *testing.B, notes int) string {
+	dir, _ := generateVaultStats(b, notes)
+	return dir
+}
+
+// generateVaultStats is generateVault that also returns what the generator wrote.
+func generateVaultStats(b *testing.B, notes int) (string, vaultgen.Stats) {
 	b.Helper()
 	dir := filepath.Join(b.TempDir(), "vault")
-	if _, err := vaultgen.Generate(dir, vaultgen.Options{Notes: notes, Seed: 1}); err != nil {
+	stats, err := vaultgen.Generate(dir, vaultgen.Options{Notes: notes, Seed: 1})
+	if err != nil {
 		b.Fatal(err)
 	}
-	return dir
+	return dir, stats
 }
 
 // readVaultNotes returns the notes the server indexes, as vault.Notes lists them
@@ -97,6 +104,7 @@ type indexRun struct {
 	took     time.Duration // by the server's clock: without process start or opening the database
 	sections int           // chunks embedded and stored
 	peakKiB  int64         // peak resident memory, up to the moment the index was up to date
+	db       string        // the index's path, in a folder of the benchmark's
 	dbBytes  int64         // the index's files once the server stopped
 }
 
@@ -140,7 +148,7 @@ func indexFresh(b *testing.B, bin, vaultDir string, env ...string) indexRun {
 	if run.took, err = time.ParseDuration(m[3]); err != nil {
 		b.Fatalf("cannot read the time %q in the log", m[3])
 	}
-	run.peakKiB = peak
+	run.peakKiB, run.db = peak, db
 	for _, file := range []string{db, db + "-wal"} {
 		if info, err := os.Stat(file); err == nil {
 			run.dbBytes += info.Size()

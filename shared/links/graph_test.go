@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"vaultmcp/shared/links"
 	"vaultmcp/shared/markdown"
@@ -162,10 +163,73 @@ func TestRenameLeavesLinksAsWritten(t *testing.T) {
 	}
 }
 
+// A link in a long paragraph keeps the text around it, not the whole line, and the text is
+// cut between characters.
+func TestLongLineText(t *testing.T) {
+	long := strings.Repeat("é", 5000) + " see [[Target]] here " + strings.Repeat("ü", 5000)
+	g := build(map[string]string{"Target.md": "", "Long.md": long, "Short.md": "a [[Target]] b"})
+	back := g.Backlinks("Target.md")
+	if len(back) != 2 || back[1].Text != "a [[Target]] b" {
+		t.Fatalf("Backlinks(Target) = %+v", back)
+	}
+	text := back[0].Text
+	if len(text) > links.MaxText+2*len("…") || !strings.Contains(text, "see [[Target]] here") ||
+		!utf8.ValidString(text) || !strings.HasPrefix(text, "…é") || !strings.HasSuffix(text, "ü…") {
+		t.Errorf("the text of a link in a line of %d bytes is %d bytes: %q", len(long), len(text), text)
+	}
+}
+
 // Random changes to a small vault whose notes share names, aliases and folders, each compared
 // with a graph built from scratch.
 func TestRandomUpdates(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
+	notes := map[string]string{}
+	g := links.New()
+	next := randomChanges(rand.New(rand.NewPCG(1, 2)))
+	for i := range 2000 {
+		c := next()
+		switch c.op {
+		case "set":
+			set(g, c.path, c.content)
+		case "remove":
+			g.Remove(c.path)
+		case "rename":
+			g.Rename(c.path, c.to)
+		}
+		c.apply(notes)
+		paths := append(allPaths(notes), "Ideas.md", "A/Plan.md") // and some that may not exist
+		if !reflect.DeepEqual(snapshotOf(g, paths), snapshotOf(build(notes), paths)) {
+			t.Logf("operation %d: %s", i, c)
+			sameGraph(t, g, build(notes), paths)
+		}
+	}
+}
+
+// change is a change to a vault: a note set to content, removed, or renamed to another path.
+type change struct {
+	op, path, to, content string
+}
+
+func (c change) String() string { return strings.TrimSpace(c.op + " " + c.path + " " + c.to) }
+
+// apply makes the change to notes, a map from path to content.
+func (c change) apply(notes map[string]string) {
+	switch c.op {
+	case "set":
+		notes[c.path] = c.content
+	case "remove":
+		delete(notes, c.path)
+	case "rename":
+		if content, ok := notes[c.path]; ok && c.path != c.to {
+			delete(notes, c.path)
+			notes[c.to] = content
+		}
+	}
+}
+
+// randomChanges returns a source of random changes to a small vault whose notes share names,
+// aliases and folders, and link to each other in every form: by name, by path, relative, to
+// a heading of themselves.
+func randomChanges(rng *rand.Rand) func() change {
 	folders := []string{"", "A/", "B/", "A/C/"}
 	names := []string{"Ideas", "ideas", "Plan", "Levain", "Note"}
 	randomPath := func() string {
@@ -192,33 +256,14 @@ func TestRandomUpdates(t *testing.T) {
 		}
 		return b.String()
 	}
-
-	notes := map[string]string{}
-	g := links.New()
-	for i := range 2000 {
-		var op string
+	return func() change {
 		switch p := randomPath(); rng.IntN(4) {
 		case 0, 1:
-			op = "set " + p
-			notes[p] = randomNote()
-			set(g, p, notes[p])
+			return change{op: "set", path: p, content: randomNote()}
 		case 2:
-			op = "remove " + p
-			delete(notes, p)
-			g.Remove(p)
-		case 3:
-			to := randomPath()
-			op = "rename " + p + " to " + to
-			if content, ok := notes[p]; ok && p != to {
-				delete(notes, p)
-				notes[to] = content
-			}
-			g.Rename(p, to)
-		}
-		paths := append(allPaths(notes), "Ideas.md", "A/Plan.md") // and some that may not exist
-		if !reflect.DeepEqual(snapshotOf(g, paths), snapshotOf(build(notes), paths)) {
-			t.Logf("operation %d: %s", i, op)
-			sameGraph(t, g, build(notes), paths)
+			return change{op: "remove", path: p}
+		default:
+			return change{op: "rename", path: p, to: randomPath()}
 		}
 	}
 }

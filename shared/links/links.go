@@ -61,6 +61,14 @@
 // among the few notes that share the name; links are indexed by the name they are looking for,
 // so a note that appears, disappears or changes its aliases re-resolves only the links that
 // could lead to it.
+//
+// # In memory or in the index
+//
+// Graph holds the graph in memory, and is built again from every note at each start. Stored
+// keeps it in the index's tables instead, with the same rules and the same answers: a restart
+// finds it there and reads only the notes that changed, and a large vault's links take disk
+// rather than memory. Stored looks up in tables what Graph finds in its maps, so each of its
+// changes costs a few queries for every link it can affect.
 package links
 
 import (
@@ -75,7 +83,7 @@ import (
 type Ref struct {
 	From       string        // the note the link is written in
 	Link       markdown.Link // the link as written; Link.Line is 0 in the frontmatter
-	Text       string        // the line that holds the link; "property: [[link]]" in the frontmatter
+	Text       string        // the line that holds the link, or MaxText bytes around it; "property: [[link]]" in the frontmatter
 	Section    string        // the heading of the section that holds the link; "" above the first
 	To         string        // the note it leads to; "" when there is none
 	ByAlias    bool          // To was found through a frontmatter alias, which Obsidian does not do

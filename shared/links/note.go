@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"vaultmcp/shared/markdown"
 )
@@ -56,7 +57,7 @@ func newNote(path, content string, parsed markdown.Note) *note {
 		if i := sectionAt(parsed.Sections, l.Line); i >= 0 {
 			section = headings[i]
 		}
-		n.add(l, text, section)
+		n.add(l, excerpt(text, l.Original), section)
 	}
 	return n
 }
@@ -125,6 +126,36 @@ func (r *lineReader) text(number int) string {
 	line, _, _ := strings.Cut(r.rest, "\n")
 	line = strings.TrimSuffix(line, "\r")
 	return strings.Clone(strings.ToValidUTF8(line, "\uFFFD"))
+}
+
+// MaxText bounds the text kept of a link's line. A paragraph is one line, sometimes of
+// thousands of bytes, and each of its links would keep all of it: 10,000 links on a line of
+// 160 KB would be 1.6 GB to store. A longer line is cut to the part around the link.
+const MaxText = 400
+
+// excerpt returns line, or when line is longer than MaxText, the MaxText bytes of it around
+// the link written as original, cut between characters, with "…" where it was cut.
+func excerpt(line, original string) string {
+	if len(line) <= MaxText {
+		return line
+	}
+	at := max(strings.Index(line, original), 0)
+	start := max(0, min(at-(MaxText-len(original))/2, len(line)-MaxText))
+	end := min(len(line), start+MaxText)
+	for start < end && !utf8.RuneStart(line[start]) {
+		start++
+	}
+	for end < len(line) && !utf8.RuneStart(line[end]) {
+		end--
+	}
+	cut := strings.Clone(line[start:end])
+	if start > 0 {
+		cut = "…" + cut
+	}
+	if end < len(line) {
+		cut += "…"
+	}
+	return cut
 }
 
 // lineReader finds the lines of a text by number, reading forward: a note's links come in the

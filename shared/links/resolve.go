@@ -66,22 +66,41 @@ func (t target) seeks() []string {
 	return []string{t.name()}
 }
 
-// resolve returns the note that t, written in the note at from, leads to, or "". See the
-// package documentation for the rules.
+// resolve is resolve with the graph's maps.
 func (g *Graph) resolve(from string, t target) (to string, byAlias bool) {
+	lookup := func(m map[string][]*note) func(string) ([]*note, error) {
+		return func(key string) ([]*note, error) { return m[key], nil }
+	}
+	to, byAlias, _ = resolve(from, t, lookup(g.byName), lookup(g.byAlias))
+	return to, byAlias
+}
+
+// resolve returns the note that t, written in the note at from, leads to, or "" (see the
+// package documentation for the rules). named and aliased find the candidates: the notes of a
+// lower-cased name, and those declaring a lower-cased alias. Graph looks them up in its maps;
+// Stored, which keeps the graph in the index, in tables.
+func resolve(from string, t target, named, aliased func(string) ([]*note, error)) (to string, byAlias bool, err error) {
 	if t.self {
-		return from, false
+		return from, false, nil
 	}
 	folder := lower(path.Dir(from)) // "." at the vault root
-	if n := pickByName(g.byName[t.name()], t, folder); n != nil {
-		return n.path, false
+	candidates, err := named(t.name())
+	if err != nil {
+		return "", false, err
+	}
+	if n := pickByName(candidates, t, folder); n != nil {
+		return n.path, false, nil
 	}
 	if t.alias {
-		if n := pickByAlias(g.byAlias[t.key], folder); n != nil {
-			return n.path, true
+		candidates, err := aliased(t.key)
+		if err != nil {
+			return "", false, err
+		}
+		if n := pickByAlias(candidates, folder); n != nil {
+			return n.path, true, nil
 		}
 	}
-	return "", false
+	return "", false, nil
 }
 
 // pickByName chooses among the notes named like t the one it leads to, or nil.

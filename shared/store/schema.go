@@ -15,8 +15,8 @@ import (
 // an index written with another version: it holds nothing that cannot be indexed again.
 // Version 2 added the keyword index, and reads frontmatter as YAML does where version 1 lost
 // the keys after an empty list item. Version 3 keeps one bit per number in vec0 and the exact
-// vectors in a table.
-const schemaVersion = 3
+// vectors in a table. Version 4 keeps the link graph.
+const schemaVersion = 4
 
 // applicationID marks the file as a vaultmcp index, in the header field SQLite reserves for
 // the purpose ("vmcp" in ASCII). Open uses it to tell its own files from other databases.
@@ -114,7 +114,7 @@ func (s *Store) init(ctx context.Context) error {
 }
 
 func createSchema(ctx context.Context, tx *sql.Tx) error {
-	_, err := tx.ExecContext(ctx, schema+wordsTable+fmt.Sprintf(`
+	_, err := tx.ExecContext(ctx, schema+wordsTable+linksTables+fmt.Sprintf(`
 		PRAGMA application_id = %d;
 		INSERT INTO meta (key, value) VALUES ('schema_version', '%d');`,
 		applicationID, schemaVersion))
@@ -231,6 +231,7 @@ func (s *Store) Rebuild(ctx context.Context, e Embedder, reason string) error {
 		_, err := tx.ExecContext(ctx, fmt.Sprintf(`
 			DROP TABLE IF EXISTS vectors;
 			DELETE FROM notes; -- and, by their foreign keys, sections and tags
+			DELETE FROM link_notes; -- and their aliases and links
 			INSERT INTO words (words) VALUES ('delete-all');
 			CREATE VIRTUAL TABLE vectors USING vec0(embedding bit[%d]);`, signBytes(e.Dimension)*8))
 		if err != nil {

@@ -61,7 +61,7 @@ type outgoing struct {
 
 func getBacklinks(notes *vault.Vault, ix *index) server.ToolHandlerFunc {
 	graph := ix.graph
-	return func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		asked := req.GetString("path", "")
 		path, _, err := notes.Stat(asked)
 		out := linksResult{Path: path, Exists: err == nil, Backlinks: []backlink{}, Links: []outgoing{}}
@@ -72,7 +72,10 @@ func getBacklinks(notes *vault.Vault, ix *index) server.ToolHandlerFunc {
 		case errors.Is(err, vault.ErrNotFound):
 			// A note nobody has written yet can still have backlinks: that is how users find
 			// the notes their vault is missing.
-			missing, ok := findMissing(graph, asked)
+			missing, ok, graphErr := graph.Missing(ctx, strings.ReplaceAll(asked, `\`, "/"))
+			if graphErr != nil {
+				return mcp.NewToolResultError(graphErr.Error()), nil
+			}
 			if !ok {
 				return mcp.NewToolResultError(err.Error()), nil
 			}
@@ -83,10 +86,18 @@ func getBacklinks(notes *vault.Vault, ix *index) server.ToolHandlerFunc {
 		case err != nil:
 			return mcp.NewToolResultError(err.Error()), nil
 		default:
-			for _, r := range graph.Backlinks(path) {
+			backlinks, err := graph.Backlinks(ctx, path)
+			if err != nil {
+				return mcp.NewToolResultError(err.Error()), nil
+			}
+			outgoingLinks, err := graph.Outgoing(ctx, path)
+			if err != nil {
+				return mcp.NewToolResultError(err.Error()), nil
+			}
+			for _, r := range backlinks {
 				out.Backlinks = append(out.Backlinks, toBacklink(r))
 			}
-			for _, r := range graph.Outgoing(path) {
+			for _, r := range outgoingLinks {
 				o := outgoing{Target: r.Link.Target, Line: r.Link.Line, Embed: r.Link.Embed, ByAlias: r.ByAlias, Attachment: r.Attachment}
 				if r.To != "" {
 					o.To = &r.To
@@ -110,18 +121,6 @@ func toBacklink(r links.Ref) backlink {
 		text = prefix(text, maxLineText) + " …"
 	}
 	return backlink{From: r.From, Line: r.Link.Line, Heading: r.Section, Text: text, Embed: r.Link.Embed}
-}
-
-// findMissing looks for a note that links lead to but that does not exist, by the path the
-// model gave (letter case and ".md" aside).
-func findMissing(graph *links.Graph, asked string) (links.Missing, bool) {
-	want := strings.ToLower(strings.TrimSuffix(strings.ReplaceAll(asked, `\`, "/"), ".md"))
-	for _, m := range graph.Unresolved() {
-		if strings.ToLower(m.Target) == want {
-			return m, true
-		}
-	}
-	return links.Missing{}, false
 }
 
 // renderLinks is the text a client without structured output shows.

@@ -25,11 +25,11 @@ import (
 type index struct {
 	embedder embed.Embedder
 	db       *store.Store
-	graph    *links.Graph // who links to whom, built from the same parse as the sections
-	failed   failures     // notes that could not be indexed, and why
-	floor    float64      // search results scoring below this are not matches
-	ranking  string       // how search ranks: rankHybrid, rankKeyword or rankVector
-	coverage coverage     // how much of the vault the index holds while it catches up
+	graph    *links.Stored // who links to whom, kept in the index so that a restart finds it there
+	failed   failures      // notes that could not be indexed, and why
+	floor    float64       // search results scoring below this are not matches
+	ranking  string        // how search ranks: rankHybrid, rankKeyword or rankVector
+	coverage coverage      // how much of the vault the index holds while it catches up
 }
 
 // failures are the notes that could not be indexed. The watcher's worker writes them while
@@ -94,7 +94,7 @@ func openIndex(ctx context.Context, embedder embed.Embedder, db *store.Store, lo
 		return nil, err
 	}
 	return &index{
-		embedder: embedder, db: db, graph: links.New(),
+		embedder: embedder, db: db, graph: links.NewStored(db),
 		failed: failures{notes: map[string]error{}}, floor: scoreFloor(embedder),
 	}, nil
 }
@@ -168,7 +168,7 @@ func (l *live) indexNotes(ctx context.Context, paths []string, report *progress.
 		if ctx.Err() != nil {
 			break
 		}
-		n, err := readNote(l.notes, path, l.ix.graph)
+		n, err := readNote(ctx, l.notes, path, nil) // catchUp has stored the links
 		if err != nil {
 			l.ix.unreadable(ctx, path, err)
 			continue
@@ -220,9 +220,10 @@ func (l *live) store(ctx context.Context, b embeddedBatch, report *progress.Repo
 	report.Done(len(b.notes), b.chunks)
 }
 
-// readNote reads and parses a note into what the index stores about it, and puts its links in
-// the graph. The graph needs no embedding, so a note whose vectors fail still has its links.
-func readNote(notes *vault.Vault, path string, graph *links.Graph) (pendingNote, error) {
+// readNote reads and parses a note into what the index stores about it and, unless graph is
+// nil, stores its links in graph. The graph needs no embedding, so a note whose vectors fail
+// still has its links.
+func readNote(ctx context.Context, notes *vault.Vault, path string, graph *links.Stored) (pendingNote, error) {
 	_, info, err := notes.Stat(path)
 	if err != nil {
 		return pendingNote{}, err
@@ -233,7 +234,11 @@ func readNote(notes *vault.Vault, path string, graph *links.Graph) (pendingNote,
 	}
 	text := string(content)
 	note := markdown.Parse(path, text)
-	graph.Set(path, text, note)
+	if graph != nil {
+		if err := graph.Set(ctx, path, text, note); err != nil {
+			return pendingNote{}, err
+		}
+	}
 	record := store.Note{
 		Path:  path,
 		Title: note.Title,

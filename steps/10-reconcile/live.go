@@ -105,7 +105,7 @@ func (l *live) succeeded(path string) {
 // update indexes the note at path again: its sections, vectors and links. It returns how
 // many sections it embedded, or -1 when the note was unchanged and nothing was done.
 func (ix *index) update(ctx context.Context, notes *vault.Vault, path string) (int, error) {
-	n, err := readNote(notes, path, ix.graph)
+	n, err := readNote(ctx, notes, path, ix.graph)
 	if errors.Is(err, vault.ErrNotFound) {
 		return -1, ix.remove(ctx, path) // gone again before we got to it
 	}
@@ -142,7 +142,6 @@ func (ix *index) unreadable(ctx context.Context, path string, err error) {
 
 // remove takes a note out of the index and the link graph.
 func (ix *index) remove(ctx context.Context, path string) error {
-	ix.graph.Remove(path)
 	ix.failed.set(path, nil)
-	return ix.db.DeleteNote(ctx, path)
+	return errors.Join(ix.graph.Remove(ctx, path), ix.db.DeleteNote(ctx, path))
 }

@@ -3,11 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
 
+	"vaultmcp/shared/links"
 	"vaultmcp/shared/markdown"
 	"vaultmcp/shared/progress"
 	"vaultmcp/shared/reconcile"
@@ -19,16 +20,15 @@ import (
 // writes the index, so it never races a change the watcher reports meanwhile; that change
 // waits its turn and is applied after.
 //
-// The link graph lives in memory, so it is filled from every note. The index lives on disk,
-// and the work on it is ordered by cost. Comparing reads no note unless its size or time
-// changed (see package reconcile). Deletions, renames and touched notes are a row or two
-// each. Embedding, the slow part, comes last, a batch at a time, while the server answers; a
-// kill part-way loses nothing but time, since each note is stored whole or not at all and the
-// next start finds the rest still to do.
+// The work is ordered by cost. Comparing reads no note unless its size or time changed (see
+// package reconcile). Deletions, renames and touched notes are a row or two each. The links of
+// the notes that changed come next, so that backlinks are complete before the slow part:
+// embedding, a batch at a time, while the server answers. A kill part-way loses nothing but
+// time, since each note is stored whole or not at all and the next start finds the rest still
+// to do.
 func (l *live) catchUp(ctx context.Context) {
 	cov := &l.ix.coverage
 	cov.set(phaseComparing, 0, 0)
-	l.loadLinks(ctx)
 
 	start := time.Now()
 	plan, onDisk, err := l.plan(ctx)
@@ -48,13 +48,15 @@ func (l *live) catchUp(ctx context.Context) {
 		}
 	}
 	for _, r := range plan.Rename {
-		// The rows move, vectors and all. The new path's size and time are recorded too, or
-		// the next comparison would read the note again.
+		// The rows move, vectors, links and all. The new path's size and time are recorded
+		// too, or the next comparison would read the note again.
 		err := l.ix.db.RenameNote(ctx, r.From, r.To)
 		if err == nil {
 			err = l.ix.db.UpdateState(ctx, r.To, onDisk[r.To].Size, onDisk[r.To].MTime)
 		}
-		l.ix.graph.Remove(r.From)
+		if err == nil {
+			err = l.ix.graph.Rename(ctx, r.From, r.To)
+		}
 		if err != nil {
 			l.retryLater(ctx, r.To, err)
 		}
@@ -64,6 +66,7 @@ func (l *live) catchUp(ctx context.Context) {
 			l.logger.Error("cannot record a note's new time in the index", "path", path, "err", err)
 		}
 	}
+	l.catchUpLinks(ctx, plan.Embed, onDisk)
 
 	report := progress.New(l.logger, "catching up", len(plan.Embed))
 	if err := l.indexNotes(ctx, plan.Embed, report); err != nil {
@@ -84,35 +87,44 @@ func (l *live) catchUp(ctx context.Context) {
 		"took", time.Since(start).Round(time.Millisecond))
 }
 
-// loadLinks reads every note's links into the graph. It is the one part of a start that reads
-// every note, and parsing is most of its cost, so it parses on every core: the graph takes
-// notes from several goroutines at once.
-func (l *live) loadLinks(ctx context.Context) {
+// catchUpLinks brings the link graph, which the index holds, up to date with the disk: it
+// stores the links of the notes that changed, and removes the notes that are gone. The graph
+// holds every note the rest of the index does, and the notes whose embedding failed, which
+// are among those that changed, so this reads only the notes that changed. The notes on which
+// the graph and the index disagree are checked too (one whose links could not be stored, one
+// that failed and was deleted while the server was off).
+func (l *live) catchUpLinks(ctx context.Context, changed []string, onDisk map[string]reconcile.State) {
 	start := time.Now()
-	paths, err := l.notes.Notes()
+	onlyLinked, onlyIndexed, err := l.ix.db.LinksDisagree(ctx)
 	if err != nil {
-		l.logger.Error("cannot list the vault's notes; backlinks are incomplete until a restart", "err", err)
+		l.logger.Error("cannot read the link graph; backlinks may be out of date until a restart", "err", err)
 		return
 	}
-	work := make(chan string)
-	var readers sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		readers.Go(func() {
-			for path := range work {
-				l.readLinks(path)
+	for _, path := range onlyLinked {
+		if _, ok := onDisk[path]; !ok {
+			if err := l.ix.graph.Remove(ctx, path); err != nil {
+				l.logger.Error("cannot remove a deleted note's links", "path", path, "err", err)
 			}
-		})
-	}
-	for _, path := range paths {
-		select {
-		case work <- path:
-		case <-ctx.Done():
 		}
 	}
-	close(work)
-	readers.Wait()
+	read := slices.Clone(changed)
+	for _, path := range onlyIndexed {
+		if _, ok := onDisk[path]; ok && !slices.Contains(changed, path) {
+			read = append(read, path)
+		}
+	}
+	for batch := range slices.Chunk(read, linksBatch) {
+		if ctx.Err() != nil {
+			return
+		}
+		if err := l.storeLinks(ctx, batch); err != nil {
+			for _, path := range batch {
+				l.retryLater(ctx, path, err)
+			}
+		}
+	}
 	l.ix.coverage.linksLoaded()
-	l.logger.Info("links loaded", "notes", len(paths), "took", time.Since(start).Round(time.Millisecond))
+	l.logger.Info("links up to date", "read", len(read), "took", time.Since(start).Round(time.Millisecond))
 }
 
 // plan compares the disk with the index: a walk of the vault that reads every note's size and
@@ -169,14 +181,20 @@ func (l *live) hash(path string) (string, error) {
 	return contentHash(content), nil
 }
 
-// readLinks puts a note's links in the graph without embedding it.
-func (l *live) readLinks(path string) {
-	_, content, err := l.notes.ReadNote(path)
-	if err != nil {
-		return // the note's own indexing reports why
+// linksBatch is how many notes' links catchUpLinks stores in one transaction.
+const linksBatch = 200
+
+// storeLinks reads notes and stores their links in the graph, without embedding them. A note
+// that cannot be read is left out: its own indexing reports why.
+func (l *live) storeLinks(ctx context.Context, paths []string) error {
+	notes := make([]links.Source, 0, len(paths))
+	for _, path := range paths {
+		if _, content, err := l.notes.ReadNote(path); err == nil {
+			text := string(content)
+			notes = append(notes, links.Source{Path: path, Content: text, Parsed: markdown.Parse(path, text)})
+		}
 	}
-	text := string(content)
-	l.ix.graph.Set(path, text, markdown.Parse(path, text))
+	return l.ix.graph.SetMany(ctx, notes)
 }
 
 // What the index is doing, as index_status reports it.
@@ -193,7 +211,7 @@ type coverage struct {
 	phase   string // "" until the first catch-up starts, which counts as comparing
 	current int    // notes the index holds as the disk has them
 	total   int    // notes on the disk
-	links   bool   // the link graph is filled: loadLinks has finished once
+	links   bool   // the link graph is up to date with the disk: catchUpLinks has finished once
 }
 
 // linksLoaded records that the link graph holds every note.

@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"syscall"
@@ -15,9 +18,11 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 
+	"vaultmcp/shared/links"
 	"vaultmcp/shared/markdown"
 	"vaultmcp/shared/ollamatest"
 	"vaultmcp/shared/store"
+	"vaultmcp/shared/vault"
 )
 
 // copySampleVault gives a test its own copy of the sample vault.
@@ -406,4 +411,103 @@ func TestSearchAgreesWithStatus(t *testing.T) {
 			st.UpToDate, st.VaultNotes, st.Notes, st.State, searched, total)
 	}
 	waitReady(t, url)
+}
+
+// Rounds of random edits made while the server is off, each followed by a restart: after each,
+// the link graph the index holds answers exactly as one built from scratch from the notes on
+// disk. The edits share names, aliases and folders, so that links move between notes.
+func TestRestartKeepsLinksExact(t *testing.T) {
+	vaultDir := t.TempDir()
+	db := filepath.Join(t.TempDir(), "index.db")
+	rng := rand.New(rand.NewPCG(3, 4))
+	folders := []string{"", "A/", "B/", "A/C/"}
+	names := []string{"Ideas", "Plan", "Levain", "Note", "Compost"}
+	randomPath := func() string { return folders[rng.IntN(len(folders))] + names[rng.IntN(len(names))] + ".md" }
+	randomNote := func() string {
+		var b strings.Builder
+		if rng.IntN(3) == 0 {
+			fmt.Fprintf(&b, "---\naliases: [%s]\n---\n", names[rng.IntN(len(names))])
+		}
+		for range rng.IntN(5) {
+			target := []string{names[rng.IntN(len(names))], strings.TrimSuffix(randomPath(), ".md"),
+				"../" + names[rng.IntN(len(names))], "Missing " + names[rng.IntN(len(names))]}[rng.IntN(4)]
+			fmt.Fprintf(&b, "## Part %d\nSee [[%s]] and more.\n", rng.IntN(3), target)
+		}
+		return b.String()
+	}
+	onDisk := func(p string) string { return filepath.Join(vaultDir, filepath.FromSlash(p)) }
+	for range 15 {
+		write(t, onDisk(randomPath()), randomNote())
+	}
+
+	for round := range 4 {
+		url, stop := launch(t, vaultDir, "-embedder", "offline", "-db", db)
+		waitReady(t, url)
+		stop()
+		compareLinks(t, vaultDir, db, round)
+
+		// Edits while the server is off.
+		for range 8 {
+			p := randomPath()
+			switch rng.IntN(4) {
+			case 0, 1:
+				write(t, onDisk(p), randomNote())
+			case 2:
+				os.Remove(onDisk(p))
+			case 3:
+				if to := randomPath(); to != p {
+					os.MkdirAll(filepath.Dir(onDisk(to)), 0o755)
+					os.Rename(onDisk(p), onDisk(to)) // a rename the comparison pairs by content
+				}
+			}
+		}
+	}
+}
+
+// compareLinks fails the test unless the link graph in the index at db answers, for every note
+// of the vault and every missing one, as a graph built from the notes on disk does.
+func compareLinks(t *testing.T, vaultDir, db string, round int) {
+	t.Helper()
+	notes, err := vault.Open(vaultDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer notes.Close()
+	paths, err := notes.Notes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := links.New()
+	for _, p := range paths {
+		_, content, err := notes.ReadNote(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh.Set(p, string(content), markdown.Parse(p, string(content)))
+	}
+	s, err := store.Open(t.Context(), db, store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	stored := links.NewStored(s)
+	inGraph, err := stored.Notes(t.Context())
+	if slices.Sort(inGraph); err != nil || !slices.Equal(inGraph, paths) {
+		t.Fatalf("round %d: the stored graph holds %v (%v), want the notes on disk %v", round, inGraph, err, paths)
+	}
+	for _, p := range paths {
+		back, err1 := stored.Backlinks(t.Context(), p)
+		out, err2 := stored.Outgoing(t.Context(), p)
+		if err := errors.Join(err1, err2); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(back, fresh.Backlinks(p)) || !reflect.DeepEqual(out, fresh.Outgoing(p)) {
+			t.Fatalf("round %d, %s: after the restart\n backlinks %+v\n links     %+v\nfrom scratch\n backlinks %+v\n links     %+v",
+				round, p, back, out, fresh.Backlinks(p), fresh.Outgoing(p))
+		}
+	}
+	missing, err := stored.Unresolved(t.Context())
+	if err != nil || !reflect.DeepEqual(missing, fresh.Unresolved()) {
+		t.Fatalf("round %d: after the restart, unresolved %+v (%v)\nfrom scratch %+v", round, missing, err, fresh.Unresolved())
+	}
 }

@@ -1,0 +1,320 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// linksTables hold the vault's link graph, so that a restart finds it on disk instead of
+// parsing every note again, and so that it takes no memory. Package links decides how a link
+// resolves (Obsidian's rules); these tables only keep what it decided, with the indexes its
+// updates look things up by. A note is here as soon as it is read, whether or not its
+// sections could be embedded: links do not need a model.
+const linksTables = `
+CREATE TABLE link_notes (
+	id   INTEGER PRIMARY KEY,
+	path TEXT NOT NULL UNIQUE,
+	name TEXT NOT NULL               -- the file name lower-cased, without ".md"
+) STRICT;
+CREATE INDEX link_notes_name ON link_notes (name);
+
+CREATE TABLE link_aliases (
+	note_id INTEGER NOT NULL REFERENCES link_notes ON DELETE CASCADE,
+	alias   TEXT NOT NULL,           -- lower-cased
+	PRIMARY KEY (alias, note_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX link_aliases_note ON link_aliases (note_id);
+
+CREATE TABLE links (
+	id          INTEGER PRIMARY KEY,
+	note_id     INTEGER NOT NULL REFERENCES link_notes ON DELETE CASCADE,
+	ord         INTEGER NOT NULL,    -- its place among the note's links
+	written     BLOB NOT NULL,       -- how it is written, encoded by package links
+	target_key  TEXT NOT NULL,       -- the path it names, lower-cased: unresolved links group by it
+	seeks_name  TEXT,                -- a name, and an alias, whose notes it may lead to
+	seeks_alias TEXT,
+	to_path     TEXT,                -- the note it leads to; NULL for none
+	by_alias    INTEGER NOT NULL,
+	attachment  INTEGER NOT NULL
+) STRICT;
+CREATE INDEX links_note ON links (note_id, ord);
+CREATE INDEX links_to ON links (to_path);
+CREATE INDEX links_missing ON links (target_key) WHERE to_path IS NULL;
+CREATE INDEX links_seeking_name ON links (seeks_name);
+CREATE INDEX links_seeking_alias ON links (seeks_alias) WHERE seeks_alias IS NOT NULL;
+`
+
+// StoredLink is a link as the index keeps it. Package links fills it and reads it back.
+type StoredLink struct {
+	ID         int64    // the index's, set when read
+	From       string   // the note it is written in
+	Written    []byte   // how it is written, in package links' encoding
+	TargetKey  string   // the path it names, lower-cased
+	Seeks      []string // the names and aliases whose notes it may lead to: at most two
+	To         string   // the note it leads to; "" for none
+	ByAlias    bool
+	Attachment bool
+}
+
+// linkColumns are the columns a StoredLink is read from, in scanLinks' order.
+const linkColumns = `l.id, n.path, l.written, l.target_key, l.seeks_name, l.seeks_alias,
+	coalesce(l.to_path, ''), l.by_alias, l.attachment`
+
+// LinkTx is a transaction on the link graph: package links resolves links with what it reads,
+// and writes what it decided, all or nothing.
+type LinkTx struct {
+	ctx   context.Context
+	tx    *sql.Tx
+	stmts map[string]*sql.Stmt
+}
+
+// UpdateLinks runs fn in one transaction on the link graph.
+func (s *Store) UpdateLinks(ctx context.Context, fn func(*LinkTx) error) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		t := &LinkTx{ctx: ctx, tx: tx, stmts: map[string]*sql.Stmt{}}
+		defer func() {
+			for _, stmt := range t.stmts {
+				stmt.Close()
+			}
+		}()
+		return fn(t)
+	})
+}
+
+// stmt returns query prepared once for the transaction: a change runs the same few queries for
+// every link it touches, and SQLite would otherwise compile each one again every time.
+func (t *LinkTx) stmt(query string) (*sql.Stmt, error) {
+	if stmt, ok := t.stmts[query]; ok {
+		return stmt, nil
+	}
+	stmt, err := t.tx.PrepareContext(t.ctx, query)
+	if err == nil {
+		t.stmts[query] = stmt
+	}
+	return stmt, err
+}
+
+func (t *LinkTx) query(query string, args ...any) (*sql.Rows, error) {
+	stmt, err := t.stmt(query)
+	if err != nil {
+		return nil, err
+	}
+	return stmt.QueryContext(t.ctx, args...)
+}
+
+func (t *LinkTx) exec(query string, args ...any) error {
+	stmt, err := t.stmt(query)
+	if err == nil {
+		_, err = stmt.ExecContext(t.ctx, args...)
+	}
+	return err
+}
+
+func (t *LinkTx) queryRow(query string, args ...any) *sql.Row {
+	stmt, err := t.stmt(query)
+	if err != nil {
+		return t.tx.QueryRowContext(t.ctx, query, args...) // gives the same error, from Scan
+	}
+	return stmt.QueryRowContext(t.ctx, args...)
+}
+
+// RemoveNote removes the note at path and its links, and returns its aliases and its links as
+// they were; found is false when the graph did not hold it.
+func (t *LinkTx) RemoveNote(path string) (aliases []string, links []StoredLink, found bool, err error) {
+	var id int64
+	err = t.queryRow(`SELECT id FROM link_notes WHERE path = ?`, path).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil, false, nil
+	}
+	if err != nil {
+		return nil, nil, false, err
+	}
+	aliases, err = strs(t.query(`SELECT alias FROM link_aliases WHERE note_id = ? ORDER BY alias`, id))
+	if err != nil {
+		return nil, nil, false, err
+	}
+	links, err = scanLinks(t.query(`SELECT `+linkColumns+`
+		FROM links l JOIN link_notes n ON n.id = l.note_id
+		WHERE l.note_id = ? ORDER BY l.ord`, id))
+	if err != nil {
+		return nil, nil, false, err
+	}
+	err = t.exec(`DELETE FROM link_notes WHERE id = ?`, id)
+	return aliases, links, true, err
+}
+
+// AddNote adds a note under its lower-cased name and aliases, and returns its id, for AddLinks.
+// The graph must not hold path: RemoveNote it first.
+func (t *LinkTx) AddNote(path, name string, aliases []string) (int64, error) {
+	var id int64
+	err := t.queryRow(`INSERT INTO link_notes (path, name) VALUES (?, ?) RETURNING id`, path, name).Scan(&id)
+	if err != nil {
+		return 0, err
+	}
+	for _, a := range aliases {
+		if err := t.exec(`INSERT OR IGNORE INTO link_aliases (note_id, alias) VALUES (?, ?)`, id, a); err != nil {
+			return 0, err
+		}
+	}
+	return id, nil
+}
+
+// AddLinks adds the links of the note with id, in the order written.
+func (t *LinkTx) AddLinks(noteID int64, links []StoredLink) error {
+	const insert = `
+		INSERT INTO links (note_id, ord, written, target_key, seeks_name, seeks_alias, to_path, by_alias, attachment)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	for i, l := range links {
+		var seeks [2]sql.NullString
+		for j, s := range l.Seeks[:min(len(l.Seeks), 2)] {
+			seeks[j] = sql.NullString{String: s, Valid: true}
+		}
+		err := t.exec(insert, noteID, i, l.Written, l.TargetKey, seeks[0], seeks[1],
+			sql.NullString{String: l.To, Valid: l.To != ""}, l.ByAlias, l.Attachment)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// NotesNamed returns the paths of the notes whose lower-cased name is name.
+func (t *LinkTx) NotesNamed(name string) ([]string, error) {
+	return strs(t.query(`SELECT path FROM link_notes WHERE name = ?`, name))
+}
+
+// NotesAliased returns the paths of the notes that declare the lower-cased alias.
+func (t *LinkTx) NotesAliased(alias string) ([]string, error) {
+	return strs(t.query(`
+		SELECT n.path FROM link_aliases a JOIN link_notes n ON n.id = a.note_id
+		WHERE a.alias = ?`, alias))
+}
+
+// LinksSeeking returns the links that may lead to a note named or aliased name.
+func (t *LinkTx) LinksSeeking(name string) ([]StoredLink, error) {
+	return scanLinks(t.query(`SELECT `+linkColumns+`
+		FROM links l JOIN link_notes n ON n.id = l.note_id
+		WHERE l.seeks_name = ?1 OR l.seeks_alias = ?1`, name))
+}
+
+// SetTo records where the link with id now leads.
+func (t *LinkTx) SetTo(id int64, to string, byAlias, attachment bool) error {
+	return t.exec(`UPDATE links SET to_path = ?, by_alias = ?, attachment = ? WHERE id = ?`,
+		sql.NullString{String: to, Valid: to != ""}, byAlias, attachment, id)
+}
+
+// LinksTo returns the links that lead to the note at path, by the note they are in and then
+// in the order written.
+func (s *Store) LinksTo(ctx context.Context, path string) ([]StoredLink, error) {
+	links, err := scanLinks(s.db.QueryContext(ctx, `SELECT `+linkColumns+`
+		FROM links l JOIN link_notes n ON n.id = l.note_id
+		WHERE l.to_path = ? ORDER BY n.path, l.ord`, path))
+	if err != nil {
+		return nil, fmt.Errorf("read the links to %s: %w", path, err)
+	}
+	return links, nil
+}
+
+// LinksFrom returns the links written in the note at path, in order, and whether the graph
+// holds the note.
+func (s *Store) LinksFrom(ctx context.Context, path string) ([]StoredLink, bool, error) {
+	var found bool
+	err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM link_notes WHERE path = ?)`, path).Scan(&found)
+	if err != nil || !found {
+		return nil, false, err
+	}
+	links, err := scanLinks(s.db.QueryContext(ctx, `SELECT `+linkColumns+`
+		FROM links l JOIN link_notes n ON n.id = l.note_id
+		WHERE n.path = ? ORDER BY l.ord`, path))
+	if err != nil {
+		return nil, false, fmt.Errorf("read the links from %s: %w", path, err)
+	}
+	return links, true, nil
+}
+
+// UnresolvedLinks returns the links that lead to no note and are not attachments, by target
+// key, then by the note they are in and the order written. A targetKey other than "" keeps
+// only the links to that path.
+func (s *Store) UnresolvedLinks(ctx context.Context, targetKey string) ([]StoredLink, error) {
+	query := `SELECT ` + linkColumns + `
+		FROM links l JOIN link_notes n ON n.id = l.note_id
+		WHERE l.to_path IS NULL AND NOT l.attachment %s
+		ORDER BY l.target_key, n.path, l.ord`
+	var args []any
+	filter := ""
+	if targetKey != "" {
+		filter, args = "AND l.target_key = ?", []any{targetKey}
+	}
+	links, err := scanLinks(s.db.QueryContext(ctx, fmt.Sprintf(query, filter), args...))
+	if err != nil {
+		return nil, fmt.Errorf("read the unresolved links: %w", err)
+	}
+	return links, nil
+}
+
+// LinksDisagree returns the notes that the link graph and the rest of the index do not agree
+// on: those the graph holds and the index does not, and the other way round. Both hold every
+// note that was stored whole, so these are usually few: notes whose embedding or whose links
+// failed.
+func (s *Store) LinksDisagree(ctx context.Context) (onlyLinked, onlyIndexed []string, err error) {
+	onlyLinked, err = strs(s.db.QueryContext(ctx, `
+		SELECT path FROM link_notes WHERE path NOT IN (SELECT path FROM notes)`))
+	if err == nil {
+		onlyIndexed, err = strs(s.db.QueryContext(ctx, `
+			SELECT path FROM notes WHERE path NOT IN (SELECT path FROM link_notes)`))
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("compare the link graph with the index: %w", err)
+	}
+	return onlyLinked, onlyIndexed, nil
+}
+
+// LinkedNotes returns the paths of every note the link graph holds.
+func (s *Store) LinkedNotes(ctx context.Context) ([]string, error) {
+	paths, err := strs(s.db.QueryContext(ctx, `SELECT path FROM link_notes`))
+	if err != nil {
+		return nil, fmt.Errorf("list the notes of the link graph: %w", err)
+	}
+	return paths, nil
+}
+
+func scanLinks(rows *sql.Rows, err error) ([]StoredLink, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var links []StoredLink
+	for rows.Next() {
+		var l StoredLink
+		var name, alias sql.NullString
+		err := rows.Scan(&l.ID, &l.From, &l.Written, &l.TargetKey, &name, &alias, &l.To, &l.ByAlias, &l.Attachment)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range []sql.NullString{name, alias} {
+			if s.Valid {
+				l.Seeks = append(l.Seeks, s.String)
+			}
+		}
+		links = append(links, l)
+	}
+	return links, rows.Err()
+}
+
+func strs(rows *sql.Rows, err error) ([]string, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
