@@ -131,7 +131,7 @@ func (r *lineReader) text(number int) string {
 // MaxText bounds the text kept of a link's line. A paragraph is one line, sometimes of
 // thousands of bytes, and each of its links would keep all of it: 10,000 links on a line of
 // 160 KB would be 1.6 GB to store. A longer line is cut to the part around the link.
-const MaxText = 400
+const MaxText = 500
 
 // excerpt returns line, or when line is longer than MaxText, the MaxText bytes of it around
 // the link written as original, cut between characters, with "…" where it was cut.
