@@ -39,21 +39,23 @@ type Source struct {
 // than setting a note, so a catch-up that reads many notes sets them a batch at a time.
 func (g *Stored) SetMany(ctx context.Context, notes []Source) error {
 	err := g.db.UpdateLinks(ctx, func(tx *store.LinkTx) error {
+		c := newLookups(tx)
+		var names []string
 		for _, src := range notes {
 			n := newNote(src.Path, src.Content, src.Parsed)
-			aliases, _, found, err := tx.RemoveNote(src.Path)
+			old, err := c.remove(src.Path)
 			if err != nil {
 				return err
 			}
-			var old *note
-			if found {
-				old = &note{aliases: aliases}
-			}
-			if err := attachStored(tx, n, changedNames(old, n)); err != nil {
+			if err := c.add(n); err != nil {
 				return fmt.Errorf("%s: %w", src.Path, err)
 			}
+			names = append(names, changedNames(old, n)...)
 		}
-		return nil
+		// Once for the whole batch: a vault may hold hundreds of notes named Index, each
+		// looked for by thousands of links.
+		slices.Sort(names)
+		return c.reresolve(slices.Compact(names))
 	})
 	if err != nil {
 		return fmt.Errorf("store links: %w", err)
@@ -64,13 +66,12 @@ func (g *Stored) SetMany(ctx context.Context, notes []Source) error {
 // Remove removes the note at path, if the graph holds it, as Graph.Remove does.
 func (g *Stored) Remove(ctx context.Context, path string) error {
 	err := g.db.UpdateLinks(ctx, func(tx *store.LinkTx) error {
-		aliases, _, found, err := tx.RemoveNote(path)
-		if err != nil || !found {
+		c := newLookups(tx)
+		gone, err := c.remove(path)
+		if err != nil || gone == nil {
 			return err
 		}
-		gone := newEmptyNote(path)
-		gone.aliases = aliases
-		return reresolveStored(tx, gone.names())
+		return c.reresolve(gone.names())
 	})
 	if err != nil {
 		return fmt.Errorf("remove the links of %s: %w", path, err)
@@ -84,21 +85,21 @@ func (g *Stored) Rename(ctx context.Context, from, to string) error {
 		return nil
 	}
 	err := g.db.UpdateLinks(ctx, func(tx *store.LinkTx) error {
+		c := newLookups(tx)
 		aliases, links, found, err := tx.RemoveNote(from)
 		if err != nil || !found {
 			return err
 		}
 		old := newEmptyNote(from)
 		old.aliases = aliases
+		c.forget(old)
 		names := old.names()
-		replacedAliases, _, replaced, err := tx.RemoveNote(to)
+		replaced, err := c.remove(to)
 		if err != nil {
 			return err
 		}
-		if replaced {
-			r := newEmptyNote(to)
-			r.aliases = replacedAliases
-			names = append(names, r.names()...)
+		if replaced != nil {
+			names = append(names, replaced.names()...)
 		}
 		// The links are parsed again from the new folder, as written.
 		moved := newEmptyNote(to)
@@ -110,7 +111,7 @@ func (g *Stored) Rename(ctx context.Context, from, to string) error {
 			}
 			moved.add(w.Link, w.Text, w.Section)
 		}
-		return attachStored(tx, moved, append(names, moved.names()...))
+		return c.attach(moved, append(names, moved.names()...))
 	})
 	if err != nil {
 		return fmt.Errorf("rename the links of %s to %s: %w", from, to, err)
@@ -189,47 +190,85 @@ func (g *Stored) missing(ctx context.Context, key string) ([]Missing, error) {
 	return out, nil
 }
 
-// attachStored adds n to the graph and resolves its links, then the links of other notes that
-// look for one of names.
-func attachStored(tx *store.LinkTx, n *note, names []string) error {
-	id, err := tx.AddNote(n.path, n.name, n.aliases)
+// lookups runs one transaction's changes, and remembers which notes answer to a name or an
+// alias until a change adds or removes one. A note that arrives re-resolves every link looking
+// for its name, and each of those links asks the same question: without the memory, one query
+// each.
+type lookups struct {
+	tx      *store.LinkTx
+	named   map[string][]*note
+	aliased map[string][]*note
+}
+
+func newLookups(tx *store.LinkTx) *lookups {
+	return &lookups{tx: tx, named: map[string][]*note{}, aliased: map[string][]*note{}}
+}
+
+// remove removes the note at path from the graph and returns what it was (its path and
+// aliases), or nil when the graph did not hold it.
+func (c *lookups) remove(path string) (*note, error) {
+	aliases, _, found, err := c.tx.RemoveNote(path)
+	if err != nil || !found {
+		return nil, err
+	}
+	gone := newEmptyNote(path)
+	gone.aliases = aliases
+	c.forget(gone)
+	return gone, nil
+}
+
+// forget drops what c remembers about the names of n, which has come or gone.
+func (c *lookups) forget(n *note) {
+	delete(c.named, n.name)
+	for _, a := range n.aliases {
+		delete(c.aliased, a)
+	}
+}
+
+// attach adds n to the graph and resolves its links, then the links of other notes that look
+// for one of names.
+func (c *lookups) attach(n *note, names []string) error {
+	if err := c.add(n); err != nil {
+		return err
+	}
+	return c.reresolve(names)
+}
+
+// add adds n to the graph and resolves its links.
+func (c *lookups) add(n *note) error {
+	id, err := c.tx.AddNote(n.path, n.name, n.aliases)
 	if err != nil {
 		return err
 	}
+	c.forget(n)
 	stored := make([]store.StoredLink, len(n.refs))
 	for i, r := range n.refs {
-		to, byAlias, err := resolveStored(tx, n.path, r.target)
+		to, byAlias, err := c.resolve(n.path, r.target)
 		if err != nil {
 			return err
 		}
 		stored[i] = store.StoredLink{
 			Written:   encodeWritten(r.Ref),
+			Target:    r.Link.Target,
 			TargetKey: r.target.key,
 			Seeks:     r.target.seeks(),
 			To:        to, ByAlias: byAlias, Attachment: to == "" && r.target.attachment,
 		}
 	}
-	if err := tx.AddLinks(id, stored); err != nil {
-		return err
-	}
-	return reresolveStored(tx, names)
+	return c.tx.AddLinks(id, stored)
 }
 
-// reresolveStored resolves again every link that looks for one of names, and records those
-// that now lead elsewhere.
-func reresolveStored(tx *store.LinkTx, names []string) error {
+// reresolve resolves again every link that looks for one of names, and records those that now
+// lead elsewhere.
+func (c *lookups) reresolve(names []string) error {
 	for _, name := range names {
-		links, err := tx.LinksSeeking(name)
+		links, err := c.tx.LinksSeeking(name)
 		if err != nil {
 			return err
 		}
 		for _, l := range links {
-			w, err := decodeWritten(l.Written)
-			if err != nil {
-				return err
-			}
-			t := parseTarget(l.From, w.Link.Target)
-			to, byAlias, err := resolveStored(tx, l.From, t)
+			t := parseTarget(l.From, l.Target)
+			to, byAlias, err := c.resolve(l.From, t)
 			if err != nil {
 				return err
 			}
@@ -237,7 +276,7 @@ func reresolveStored(tx *store.LinkTx, names []string) error {
 			if to == l.To && byAlias == l.ByAlias && attachment == l.Attachment {
 				continue
 			}
-			if err := tx.SetTo(l.ID, to, byAlias, attachment); err != nil {
+			if err := c.tx.SetTo(l.ID, to, byAlias, attachment); err != nil {
 				return err
 			}
 		}
@@ -245,19 +284,28 @@ func reresolveStored(tx *store.LinkTx, names []string) error {
 	return nil
 }
 
-// resolveStored resolves t among the notes the tables hold.
-func resolveStored(tx *store.LinkTx, from string, t target) (string, bool, error) {
-	lookup := func(find func(string) ([]string, error)) func(string) ([]*note, error) {
-		return func(key string) ([]*note, error) {
-			paths, err := find(key)
-			notes := make([]*note, len(paths))
-			for i, p := range paths {
-				notes[i] = newEmptyNote(p)
-			}
-			return notes, err
+// resolve resolves t among the notes the tables hold.
+func (c *lookups) resolve(from string, t target) (string, bool, error) {
+	return resolve(from, t, c.lookup(c.named, c.tx.NotesNamed), c.lookup(c.aliased, c.tx.NotesAliased))
+}
+
+// lookup returns find, remembered in memo.
+func (c *lookups) lookup(memo map[string][]*note, find func(string) ([]string, error)) func(string) ([]*note, error) {
+	return func(key string) ([]*note, error) {
+		if notes, ok := memo[key]; ok {
+			return notes, nil
 		}
+		paths, err := find(key)
+		if err != nil {
+			return nil, err
+		}
+		notes := make([]*note, len(paths))
+		for i, p := range paths {
+			notes[i] = newEmptyNote(p)
+		}
+		memo[key] = notes
+		return notes, nil
 	}
-	return resolve(from, t, lookup(tx.NotesNamed), lookup(tx.NotesAliased))
 }
 
 // written is how a link is written, as the index keeps it: JSON, with short names, since it is

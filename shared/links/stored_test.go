@@ -51,7 +51,29 @@ func TestStoredRandomUpdates(t *testing.T) {
 	}
 }
 
-// The same on real vaults, written by people, with every note set in turn.
+// Within one SetMany, a note's links see the notes set before and after it in the batch, by
+// name and by alias, as if each had been set alone.
+func TestStoredSetManySeesItsOwnNotes(t *testing.T) {
+	notes := map[string]string{
+		"A.md":       "[[B]] and [[Levain]]",
+		"B.md":       "[[A]]",
+		"Starter.md": "---\naliases: [Levain]\n---\n",
+	}
+	stored := newStored(t)
+	var batch []links.Source
+	for _, p := range []string{"A.md", "B.md", "Starter.md"} {
+		batch = append(batch, links.Source{Path: p, Content: notes[p], Parsed: markdown.Parse(p, notes[p])})
+	}
+	if err := stored.SetMany(t.Context(), batch); err != nil {
+		t.Fatal(err)
+	}
+	paths := allPaths(notes)
+	if got, want := storedSnapshot(t, stored, paths), snapshotOf(build(notes), paths); !reflect.DeepEqual(got, want) {
+		t.Errorf("after SetMany:\n stored    %+v\n in memory %+v", got, want)
+	}
+}
+
+// The same on real vaults, written by people, with every note set in turn, a few at a time.
 func TestStoredMatchesGraph(t *testing.T) {
 	vaults := map[string]string{"sample-vault": filepath.Join("..", "..", "sample-vault")}
 	if !testing.Short() {
@@ -63,12 +85,18 @@ func TestStoredMatchesGraph(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			notes := readVault(t, dir)
 			stored := newStored(t)
-			for _, p := range allPaths(notes) {
-				if err := stored.Set(t.Context(), p, notes[p], markdown.Parse(p, notes[p])); err != nil {
+			paths := allPaths(notes)
+			// A few notes a transaction, as a catch-up stores them: what one note of a batch
+			// adds must be seen by the next.
+			for batch := range slices.Chunk(paths, 5) {
+				var sources []links.Source
+				for _, p := range batch {
+					sources = append(sources, links.Source{Path: p, Content: notes[p], Parsed: markdown.Parse(p, notes[p])})
+				}
+				if err := stored.SetMany(t.Context(), sources); err != nil {
 					t.Fatal(err)
 				}
 			}
-			paths := allPaths(notes)
 			got, want := storedSnapshot(t, stored, paths), snapshotOf(build(notes), paths)
 			for _, p := range paths {
 				if !reflect.DeepEqual(got.Outgoing[p], want.Outgoing[p]) || !reflect.DeepEqual(got.Backlinks[p], want.Backlinks[p]) {

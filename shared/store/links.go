@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // linksTables hold the vault's link graph, so that a restart finds it on disk instead of
@@ -32,6 +33,7 @@ CREATE TABLE links (
 	note_id     INTEGER NOT NULL REFERENCES link_notes ON DELETE CASCADE,
 	ord         INTEGER NOT NULL,    -- its place among the note's links
 	written     BLOB NOT NULL,       -- how it is written, encoded by package links
+	target      TEXT NOT NULL,       -- the note it names, as written: what resolving reads
 	target_key  TEXT NOT NULL,       -- the path it names, lower-cased: unresolved links group by it
 	seeks_name  TEXT,                -- a name, and an alias, whose notes it may lead to
 	seeks_alias TEXT,
@@ -51,6 +53,7 @@ type StoredLink struct {
 	ID         int64    // the index's, set when read
 	From       string   // the note it is written in
 	Written    []byte   // how it is written, in package links' encoding
+	Target     string   // the note it names, as written
 	TargetKey  string   // the path it names, lower-cased
 	Seeks      []string // the names and aliases whose notes it may lead to: at most two
 	To         string   // the note it leads to; "" for none
@@ -59,7 +62,7 @@ type StoredLink struct {
 }
 
 // linkColumns are the columns a StoredLink is read from, in scanLinks' order.
-const linkColumns = `l.id, n.path, l.written, l.target_key, l.seeks_name, l.seeks_alias,
+const linkColumns = `l.id, n.path, l.written, l.target, l.target_key, l.seeks_name, l.seeks_alias,
 	coalesce(l.to_path, ''), l.by_alias, l.attachment`
 
 // LinkTx is a transaction on the link graph: package links resolves links with what it reads,
@@ -161,19 +164,28 @@ func (t *LinkTx) AddNote(path, name string, aliases []string) (int64, error) {
 	return id, nil
 }
 
+// linksPerInsert is how many links one INSERT writes: a statement a link would cost more
+// than the rows themselves.
+const linksPerInsert = 32
+
 // AddLinks adds the links of the note with id, in the order written.
 func (t *LinkTx) AddLinks(noteID int64, links []StoredLink) error {
 	const insert = `
-		INSERT INTO links (note_id, ord, written, target_key, seeks_name, seeks_alias, to_path, by_alias, attachment)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	for i, l := range links {
-		var seeks [2]sql.NullString
-		for j, s := range l.Seeks[:min(len(l.Seeks), 2)] {
-			seeks[j] = sql.NullString{String: s, Valid: true}
+		INSERT INTO links (note_id, ord, written, target, target_key, seeks_name, seeks_alias, to_path, by_alias, attachment)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	for start := 0; start < len(links); start += linksPerInsert {
+		chunk := links[start:min(start+linksPerInsert, len(links))]
+		args := make([]any, 0, 10*len(chunk))
+		for i, l := range chunk {
+			var seeks [2]sql.NullString
+			for j, s := range l.Seeks[:min(len(l.Seeks), 2)] {
+				seeks[j] = sql.NullString{String: s, Valid: true}
+			}
+			args = append(args, noteID, start+i, l.Written, l.Target, l.TargetKey, seeks[0], seeks[1],
+				sql.NullString{String: l.To, Valid: l.To != ""}, l.ByAlias, l.Attachment)
 		}
-		err := t.exec(insert, noteID, i, l.Written, l.TargetKey, seeks[0], seeks[1],
-			sql.NullString{String: l.To, Valid: l.To != ""}, l.ByAlias, l.Attachment)
-		if err != nil {
+		query := insert + strings.Repeat(", (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", len(chunk)-1)
+		if err := t.exec(query, args...); err != nil {
 			return err
 		}
 	}
@@ -289,7 +301,7 @@ func scanLinks(rows *sql.Rows, err error) ([]StoredLink, error) {
 	for rows.Next() {
 		var l StoredLink
 		var name, alias sql.NullString
-		err := rows.Scan(&l.ID, &l.From, &l.Written, &l.TargetKey, &name, &alias, &l.To, &l.ByAlias, &l.Attachment)
+		err := rows.Scan(&l.ID, &l.From, &l.Written, &l.Target, &l.TargetKey, &name, &alias, &l.To, &l.ByAlias, &l.Attachment)
 		if err != nil {
 			return nil, err
 		}

@@ -21,11 +21,11 @@ import (
 // waits its turn and is applied after.
 //
 // The work is ordered by cost. Comparing reads no note unless its size or time changed (see
-// package reconcile). Deletions, renames and touched notes are a row or two each. Then the
-// links of the notes that changed are stored while the slow part starts beside them:
-// embedding, a batch at a time, while the server answers. Links need no model, so backlinks
-// are complete long before the embedding is. A kill part-way loses nothing but time, since
-// each note is stored whole or not at all and the next start finds the rest still to do.
+// package reconcile). Deletions, renames and touched notes are a row or two each. The links of
+// the notes that changed come next: they need no model, so backlinks are complete before the
+// slow part, embedding, a batch at a time, while the server answers. A kill part-way loses
+// nothing but time, since each note is stored whole or not at all and the next start finds
+// the rest still to do.
 func (l *live) catchUp(ctx context.Context) {
 	cov := &l.ix.coverage
 	cov.set(phaseComparing, 0, 0)
@@ -66,18 +66,11 @@ func (l *live) catchUp(ctx context.Context) {
 			l.logger.Error("cannot record a note's new time in the index", "path", path, "err", err)
 		}
 	}
-	var linking sync.WaitGroup
-	var linksFailed map[string]error
-	linking.Go(func() { linksFailed = l.catchUpLinks(ctx, plan.Embed, onDisk) })
+	l.catchUpLinks(ctx, plan.Embed, onDisk)
 
 	report := progress.New(l.logger, "catching up", len(plan.Embed))
-	err = l.indexNotes(ctx, plan.Embed, report)
-	linking.Wait()
-	if err != nil {
+	if err := l.indexNotes(ctx, plan.Embed, report); err != nil {
 		return // ctx ended: the server is stopping
-	}
-	for path, err := range linksFailed {
-		l.retryLater(ctx, path, err)
 	}
 	failed := 0
 	failures := l.ix.failed.snapshot()
@@ -100,14 +93,12 @@ func (l *live) catchUp(ctx context.Context) {
 // are among those that changed, so this reads only the notes that changed. The notes on which
 // the graph and the index disagree are checked too (one whose links could not be stored, one
 // that failed and was deleted while the server was off).
-//
-// It returns the notes whose links it could not store, for the worker to retry.
-func (l *live) catchUpLinks(ctx context.Context, changed []string, onDisk map[string]reconcile.State) (failed map[string]error) {
+func (l *live) catchUpLinks(ctx context.Context, changed []string, onDisk map[string]reconcile.State) {
 	start := time.Now()
 	onlyLinked, onlyIndexed, err := l.ix.db.LinksDisagree(ctx)
 	if err != nil {
 		l.logger.Error("cannot read the link graph; backlinks may be out of date until a restart", "err", err)
-		return nil
+		return
 	}
 	for _, path := range onlyLinked {
 		if _, ok := onDisk[path]; !ok {
@@ -122,20 +113,18 @@ func (l *live) catchUpLinks(ctx context.Context, changed []string, onDisk map[st
 			read = append(read, path)
 		}
 	}
-	failed = map[string]error{}
 	for batch := range slices.Chunk(read, linksBatch) {
 		if ctx.Err() != nil {
-			return nil
+			return
 		}
 		if err := l.storeLinks(ctx, batch); err != nil {
 			for _, path := range batch {
-				failed[path] = err
+				l.retryLater(ctx, path, err)
 			}
 		}
 	}
 	l.ix.coverage.linksLoaded()
 	l.logger.Info("links up to date", "read", len(read), "took", time.Since(start).Round(time.Millisecond))
-	return failed
 }
 
 // plan compares the disk with the index: a walk of the vault that reads every note's size and
