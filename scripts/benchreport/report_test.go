@@ -93,7 +93,7 @@ func TestHeadlines(t *testing.T) {
 	}
 	got, _ := os.ReadFile(readme)
 	for _, want := range []string{
-		"compares the index with the disk in 92.0 ms:\n  3.28× the time",
+		"index after 92.0 ms: 3.28× the time",
 		"The 15 ms target at 50,000 sections is missed",
 		"82.0 ms warm", "\n## after\n",
 	} {

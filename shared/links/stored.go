@@ -40,10 +40,17 @@ type Source struct {
 func (g *Stored) SetMany(ctx context.Context, notes []Source) error {
 	err := g.db.UpdateLinks(ctx, func(tx *store.LinkTx) error {
 		c := newLookups(tx)
+		parsed := make([]*note, len(notes))
+		for i, src := range notes {
+			parsed[i] = newNote(src.Path, src.Content, src.Parsed)
+		}
+		if err := c.prefetch(parsed); err != nil {
+			return err
+		}
 		var names []string
-		for _, src := range notes {
-			n := newNote(src.Path, src.Content, src.Parsed)
-			old, err := c.remove(src.Path)
+		for i, src := range notes {
+			n := parsed[i]
+			old, _, err := c.remove(src.Path)
 			if err != nil {
 				return err
 			}
@@ -67,7 +74,7 @@ func (g *Stored) SetMany(ctx context.Context, notes []Source) error {
 func (g *Stored) Remove(ctx context.Context, path string) error {
 	err := g.db.UpdateLinks(ctx, func(tx *store.LinkTx) error {
 		c := newLookups(tx)
-		gone, err := c.remove(path)
+		gone, _, err := c.remove(path)
 		if err != nil || gone == nil {
 			return err
 		}
@@ -86,15 +93,12 @@ func (g *Stored) Rename(ctx context.Context, from, to string) error {
 	}
 	err := g.db.UpdateLinks(ctx, func(tx *store.LinkTx) error {
 		c := newLookups(tx)
-		aliases, links, found, err := tx.RemoveNote(from)
-		if err != nil || !found {
+		old, links, err := c.remove(from)
+		if err != nil || old == nil {
 			return err
 		}
-		old := newEmptyNote(from)
-		old.aliases = aliases
-		c.forget(old)
 		names := old.names()
-		replaced, err := c.remove(to)
+		replaced, _, err := c.remove(to)
 		if err != nil {
 			return err
 		}
@@ -103,7 +107,7 @@ func (g *Stored) Rename(ctx context.Context, from, to string) error {
 		}
 		// The links are parsed again from the new folder, as written.
 		moved := newEmptyNote(to)
-		moved.aliases = aliases
+		moved.aliases = old.aliases
 		for _, l := range links {
 			w, err := decodeWritten(l.Written)
 			if err != nil {
@@ -190,10 +194,10 @@ func (g *Stored) missing(ctx context.Context, key string) ([]Missing, error) {
 	return out, nil
 }
 
-// lookups runs one transaction's changes, and remembers which notes answer to a name or an
-// alias until a change adds or removes one. A note that arrives re-resolves every link looking
-// for its name, and each of those links asks the same question: without the memory, one query
-// each.
+// lookups runs one transaction's changes, and keeps the notes that answer to each name and
+// alias it has looked up, up to date as notes come and go. A batch asks for all the names it
+// needs in a few queries (see prefetch), and a note that arrives re-resolves every link looking
+// for its name, which all ask the same question: without the memory, a query a link.
 type lookups struct {
 	tx      *store.LinkTx
 	named   map[string][]*note
@@ -204,24 +208,70 @@ func newLookups(tx *store.LinkTx) *lookups {
 	return &lookups{tx: tx, named: map[string][]*note{}, aliased: map[string][]*note{}}
 }
 
+// prefetch looks up, in a few queries, the names and aliases that setting notes will ask for:
+// those their links look for, and their own.
+func (c *lookups) prefetch(notes []*note) error {
+	var names, aliases []string
+	for _, n := range notes {
+		names = append(names, n.names()...)
+		aliases = append(aliases, n.names()...)
+		for _, r := range n.refs {
+			for _, name := range r.target.seeks() {
+				names = append(names, name)
+				aliases = append(aliases, name)
+			}
+		}
+	}
+	if err := c.fetch(c.named, names, c.tx.NotesNamed); err != nil {
+		return err
+	}
+	return c.fetch(c.aliased, aliases, c.tx.NotesAliased)
+}
+
+// fetch looks up the keys memo lacks with find, and remembers them, those without notes too.
+func (c *lookups) fetch(memo map[string][]*note, keys []string, find func([]string) (map[string][]string, error)) error {
+	slices.Sort(keys)
+	keys = slices.DeleteFunc(slices.Compact(keys), func(k string) bool { _, ok := memo[k]; return ok })
+	if len(keys) == 0 {
+		return nil
+	}
+	found, err := find(keys)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		notes := make([]*note, len(found[k]))
+		for i, p := range found[k] {
+			notes[i] = newEmptyNote(p)
+		}
+		memo[k] = notes
+	}
+	return nil
+}
+
 // remove removes the note at path from the graph and returns what it was (its path and
-// aliases), or nil when the graph did not hold it.
-func (c *lookups) remove(path string) (*note, error) {
-	aliases, _, found, err := c.tx.RemoveNote(path)
+// aliases) with its links as stored, or nil when the graph did not hold it.
+func (c *lookups) remove(path string) (*note, []store.StoredLink, error) {
+	aliases, links, found, err := c.tx.RemoveNote(path)
 	if err != nil || !found {
-		return nil, err
+		return nil, nil, err
 	}
 	gone := newEmptyNote(path)
 	gone.aliases = aliases
-	c.forget(gone)
-	return gone, nil
+	isGone := func(n *note) bool { return n.path == path }
+	c.update(gone, func(notes []*note) []*note { return slices.DeleteFunc(notes, isGone) })
+	return gone, links, nil
 }
 
-// forget drops what c remembers about the names of n, which has come or gone.
-func (c *lookups) forget(n *note) {
-	delete(c.named, n.name)
+// update changes what c remembers of the notes under n's name and each of its aliases.
+func (c *lookups) update(n *note, change func([]*note) []*note) {
+	if notes, ok := c.named[n.name]; ok {
+		c.named[n.name] = change(notes)
+	}
 	for _, a := range n.aliases {
-		delete(c.aliased, a)
+		if notes, ok := c.aliased[a]; ok {
+			c.aliased[a] = change(notes)
+		}
 	}
 }
 
@@ -240,7 +290,7 @@ func (c *lookups) add(n *note) error {
 	if err != nil {
 		return err
 	}
-	c.forget(n)
+	c.update(n, func(notes []*note) []*note { return append(notes, n) })
 	stored := make([]store.StoredLink, len(n.refs))
 	for i, r := range n.refs {
 		to, byAlias, err := c.resolve(n.path, r.target)
@@ -289,22 +339,11 @@ func (c *lookups) resolve(from string, t target) (string, bool, error) {
 	return resolve(from, t, c.lookup(c.named, c.tx.NotesNamed), c.lookup(c.aliased, c.tx.NotesAliased))
 }
 
-// lookup returns find, remembered in memo.
-func (c *lookups) lookup(memo map[string][]*note, find func(string) ([]string, error)) func(string) ([]*note, error) {
+// lookup returns a function that finds the notes under a key with find, once.
+func (c *lookups) lookup(memo map[string][]*note, find func([]string) (map[string][]string, error)) func(string) ([]*note, error) {
 	return func(key string) ([]*note, error) {
-		if notes, ok := memo[key]; ok {
-			return notes, nil
-		}
-		paths, err := find(key)
-		if err != nil {
-			return nil, err
-		}
-		notes := make([]*note, len(paths))
-		for i, p := range paths {
-			notes[i] = newEmptyNote(p)
-		}
-		memo[key] = notes
-		return notes, nil
+		err := c.fetch(memo, []string{key}, find)
+		return memo[key], err
 	}
 }
 

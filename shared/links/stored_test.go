@@ -71,6 +71,20 @@ func TestStoredSetManySeesItsOwnNotes(t *testing.T) {
 	if got, want := storedSnapshot(t, stored, paths), snapshotOf(build(notes), paths); !reflect.DeepEqual(got, want) {
 		t.Errorf("after SetMany:\n stored    %+v\n in memory %+v", got, want)
 	}
+
+	// The starter drops its alias, and a note of the same batch looks for it after.
+	notes["Starter.md"], notes["C.md"] = "no aliases now", "[[Levain]]"
+	batch = nil
+	for _, p := range []string{"Starter.md", "C.md"} {
+		batch = append(batch, links.Source{Path: p, Content: notes[p], Parsed: markdown.Parse(p, notes[p])})
+	}
+	if err := stored.SetMany(t.Context(), batch); err != nil {
+		t.Fatal(err)
+	}
+	paths = allPaths(notes)
+	if got, want := storedSnapshot(t, stored, paths), snapshotOf(build(notes), paths); !reflect.DeepEqual(got, want) {
+		t.Errorf("after the alias is dropped:\n stored    %+v\n in memory %+v", got, want)
+	}
 }
 
 // The same on real vaults, written by people, with every note set in turn, a few at a time.

@@ -192,16 +192,49 @@ func (t *LinkTx) AddLinks(noteID int64, links []StoredLink) error {
 	return nil
 }
 
-// NotesNamed returns the paths of the notes whose lower-cased name is name.
-func (t *LinkTx) NotesNamed(name string) ([]string, error) {
-	return strs(t.query(`SELECT path FROM link_notes WHERE name = ?`, name))
+// NotesNamed returns, for each of the lower-cased names, the paths of the notes of that name;
+// a name no note has is left out.
+func (t *LinkTx) NotesNamed(names []string) (map[string][]string, error) {
+	return t.pathsBy(`SELECT name, path FROM link_notes WHERE name IN (%s)`, names)
 }
 
-// NotesAliased returns the paths of the notes that declare the lower-cased alias.
-func (t *LinkTx) NotesAliased(alias string) ([]string, error) {
-	return strs(t.query(`
-		SELECT n.path FROM link_aliases a JOIN link_notes n ON n.id = a.note_id
-		WHERE a.alias = ?`, alias))
+// NotesAliased returns, for each of the lower-cased aliases, the paths of the notes that
+// declare it; an alias no note declares is left out.
+func (t *LinkTx) NotesAliased(aliases []string) (map[string][]string, error) {
+	return t.pathsBy(`
+		SELECT a.alias, n.path FROM link_aliases a JOIN link_notes n ON n.id = a.note_id
+		WHERE a.alias IN (%s)`, aliases)
+}
+
+// pathsBy runs query, whose %s takes a list of keys, for keys a few hundred at a time, and
+// gathers the paths it returns by key.
+func (t *LinkTx) pathsBy(query string, keys []string) (map[string][]string, error) {
+	found := map[string][]string{}
+	const perQuery = 500
+	for start := 0; start < len(keys); start += perQuery {
+		chunk := keys[start:min(start+perQuery, len(keys))]
+		args := make([]any, len(chunk))
+		for i, k := range chunk {
+			args[i] = k
+		}
+		rows, err := t.query(fmt.Sprintf(query, strings.Repeat("?, ", len(chunk)-1)+"?"), args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var key, path string
+			if err := rows.Scan(&key, &path); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			found[key] = append(found[key], path)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return found, nil
 }
 
 // LinksSeeking returns the links that may lead to a note named or aliased name.
