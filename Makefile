@@ -89,7 +89,7 @@ standin: ## run the Ollama stand-in on 127.0.0.1:11434, for trying the Ollama co
 guide: ## refresh the guide's code excerpts and transcripts from the source
 	go run ./scripts/guide
 
-bench: ## run every benchmark and write BENCHMARKS.md, with its charts in benchmarks/ (about 10 minutes)
+bench: ## run every benchmark and write BENCHMARKS.md, with its charts in benchmarks/ (about 15 minutes)
 	go run ./scripts/benchreport
 
 # The figures need ../shared/vaults: without them the eval skips those vaults, says how to fetch
