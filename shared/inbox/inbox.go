@@ -122,6 +122,11 @@ func (in *Inbox) Create(title, content string, tags []string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// Valid UTF-8 can still be mostly control characters, which the vault does not read as a
+	// note: a note no tool could read back is not written.
+	if vault.NotText([]byte(text)) != "" {
+		return "", refuse(ErrInvalid, "content is mostly control characters (such as \\x1b), which is not text a note can hold; send plain text")
+	}
 
 	// The folder is made with the first note, and again if the user has deleted it since.
 	if err := in.mkdir(); err != nil {

@@ -478,6 +478,7 @@ func TestCreateLimits(t *testing.T) {
 		{long(inbox.MaxContentSize + 1), nil, "content is 262145 bytes, more than the limit of 256 KiB; send a shorter note, or split it into several"},
 		{"a\xffb", nil, "content is not valid UTF-8; send it as UTF-8 text"},
 		{"a\x00b", nil, `content contains a NUL character (\x00), which would make the note a binary file; send text without it`},
+		{strings.Repeat("\x1b", 19), nil, `content is mostly control characters (such as \x1b), which is not text a note can hold; send plain text`},
 		{"", many(inbox.MaxTags + 1), "21 tags given, more than the limit of 20; send the 20 that matter most"},
 		{"", []string{"ok", long(inbox.MaxTagLen + 1)}, `tag 2 is 101 bytes long, more than the limit of 100; send short tags, like "project/alpha"`},
 		{"", []string{"\xff"}, "tag 1 is not valid UTF-8; send it as UTF-8 text"},

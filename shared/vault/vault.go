@@ -134,7 +134,7 @@ func (v *Vault) ReadNote(p string) (note string, content []byte, err error) {
 	if len(content) > MaxNoteSize {
 		return "", nil, tooLarge(note)
 	}
-	if why := notText(content); why != "" {
+	if why := NotText(content); why != "" {
 		return "", nil, refuse(ErrNotNote, "%q is not a note: %s", note, why)
 	}
 	return note, content, nil
@@ -144,8 +144,9 @@ func (v *Vault) ReadNote(p string) (note string, content []byte, err error) {
 // archives and fonts say what they are in their first bytes; git looks at the first 8,000.
 const sniffSize = 8 << 10
 
-// notText says why content is not the text of a note, or returns "" when it is: an image or
-// a PDF saved with .md would otherwise be indexed as hundreds of sections of noise.
+// NotText says why content is not the text of a note, which ReadNote then refuses, or returns
+// "" when it is: an image or a PDF saved with .md would otherwise be indexed as hundreds of
+// sections of noise.
 //
 // A NUL byte decides it: every binary file tried here (PNG, JPEG, PDF, ZIP, a font, compressed
 // data) has one in its first 8 KiB, and text has none, except UTF-16, which Obsidian does not
@@ -154,7 +155,7 @@ const sniffSize = 8 << 10
 // A note saved in Latin-1 has é and ü as single bytes, not UTF-8: 3–15% of it in French or
 // German, so it stays a note with a few letters lost. Cyrillic in Windows-1251 is 75%, and no
 // word of it would survive, so it is not read, with a reason that says how to fix it.
-func notText(content []byte) string {
+func NotText(content []byte) string {
 	start := content[:min(len(content), sniffSize)]
 	if bytes.IndexByte(start, 0) >= 0 {
 		return "it holds NUL bytes, so it is a binary file (an image or a PDF saved with .md?) or text in UTF-16; notes are UTF-8 text"
