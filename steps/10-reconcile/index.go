@@ -123,9 +123,8 @@ func chooseEmbedder(ctx context.Context, mode, model string, db *store.Store, cl
 
 // indexNotes reads, embeds and stores the notes at paths, a batch at a time. A note is
 // either wholly in the index or not at all, and a process killed half-way leaves the batches
-// before it indexed and the rest as they were. A note
-// that cannot be read or embedded is recorded in failed and the rest go on. It returns early,
-// with ctx's error, when ctx ends.
+// before it indexed and the rest as they were. A note that cannot be read or embedded is
+// recorded in failed and the rest go on. It returns early, with ctx's error, when ctx ends.
 //
 // Three things overlap, so that the model, the slow part, never waits for the rest. While one
 // batch is written to the database, the next two are embedded: the requests of the second fill
