@@ -148,7 +148,7 @@ func canonical(t *testing.T, v any) string {
 //
 // Run it with
 //
-//	go test -run='^$' -fuzz=FuzzFillEmptyItems -fuzztime=60s ./shared/frontmatter
+//	go test -run='^$' -fuzz=FuzzFillEmptyItems -fuzztime=2000000x ./shared/frontmatter
 func FuzzFillEmptyItems(f *testing.F) {
 	for _, tc := range emptyItemShapes {
 		f.Add(tc.yaml)

@@ -14,7 +14,7 @@ import (
 
 // FuzzFileName throws arbitrary titles at FileName. Run it with
 //
-//	go test -fuzz FuzzFileName -fuzztime 60s ./shared/inbox/
+//	go test -fuzz FuzzFileName -fuzztime 2000000x ./shared/inbox/
 func FuzzFileName(f *testing.F) {
 	for _, tc := range fileNameTests {
 		f.Add(tc.title)
@@ -40,7 +40,7 @@ func FuzzFileName(f *testing.F) {
 // exactly the tags written, its body is the content byte for byte, and nothing else in or
 // beside the vault changed. Run it with
 //
-//	go test -fuzz FuzzCreate -fuzztime 60s ./shared/inbox/
+//	go test -fuzz FuzzCreate -fuzztime 300000x ./shared/inbox/
 func FuzzCreate(f *testing.F) {
 	for i, tc := range fileNameTests {
 		// Long seeds make the fuzzer's minimizing slow (it tries removing every run of

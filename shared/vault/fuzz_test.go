@@ -14,7 +14,7 @@ import (
 
 // FuzzCleanPath throws arbitrary paths at CleanPath, NotePath and ReadNote. Run it with
 //
-//	go test -fuzz FuzzCleanPath -fuzztime 60s ./shared/vault/
+//	go test -fuzz FuzzCleanPath -fuzztime 2000000x ./shared/vault/
 func FuzzCleanPath(f *testing.F) {
 	for _, tc := range cleanPathTests {
 		f.Add(tc.in)
