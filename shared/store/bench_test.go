@@ -21,12 +21,12 @@ import (
 //
 //	go test -run '^$' -bench . ./shared/store
 //
-//   - BenchmarkSearch: the p50 and p99 latency of a search (signs in vec0, then the exact
-//     vectors of the candidates), and of a scan of the same vectors in plain Go, the bound: at
+//   - BenchmarkSearch: the p50 and p99 latency of a search (the signs in memory, then the
+//     exact vectors of the candidates), and of a scan of the same vectors in plain Go, the bound: at
 //     1k, 10k and 50k sections of 768 dimensions (50k left out with -short), with and without
 //     a folder filter; and the search's recall of the exact k nearest.
 //   - BenchmarkSearch/.../hybrid: what the keyword index adds to a search by vectors.
-//   - BenchmarkPutNote: indexing 10k sections, one transaction per note as the indexer does.
+//   - BenchmarkPutNote: indexing 10k sections, one note or fifty a transaction.
 //   - BenchmarkOpen: the start-up of a fresh process, with and without the compile cache.
 
 // benchEmbedder has nomic-embed-text's dimension.
@@ -209,7 +209,7 @@ func (c corpus) putBatches(tb testing.TB, s *Store, size int) {
 	}
 }
 
-// searchQueries is how many queries BenchmarkSearch asks at least, each of both vec0 and the
+// searchQueries is how many queries BenchmarkSearch asks at least, each of the index and the
 // scan: -benchtime=1x runs the loop once, and one latency has no percentiles. A longer
 // -benchtime asks more (one query per iteration), for a steadier p99.
 const searchQueries = 20
@@ -268,29 +268,29 @@ func BenchmarkSearch(b *testing.B) {
 						}
 					}
 
-					// Each query is timed alone, in vec0 and then in the scan, so that both see
+					// Each query is timed alone, in the index and then in the scan, so that both see
 					// the same moments of a busy machine. ns/op is the pair and means little:
 					// read the percentiles.
-					var vec0, scan []time.Duration
+					var index, scan []time.Duration
 					ask := func(q []float32) {
 						start := time.Now()
 						if _, err := s.Search(b.Context(), q, opts); err != nil {
 							b.Fatal(err)
 						}
-						vec0 = append(vec0, time.Since(start))
+						index = append(index, time.Since(start))
 						start = time.Now()
 						data.bruteForce(q, k, folder)
 						scan = append(scan, time.Since(start))
 					}
 					for b.Loop() {
-						ask(queries[len(vec0)%len(queries)])
+						ask(queries[len(index)%len(queries)])
 					}
-					for len(vec0) < searchQueries {
-						ask(queries[len(vec0)%len(queries)])
+					for len(index) < searchQueries {
+						ask(queries[len(index)%len(queries)])
 					}
-					p50, scanP50 := percentile(vec0, 50), percentile(scan, 50)
+					p50, scanP50 := percentile(index, 50), percentile(scan, 50)
 					b.ReportMetric(ms(p50), "p50-ms")
-					b.ReportMetric(ms(percentile(vec0, 99)), "p99-ms")
+					b.ReportMetric(ms(percentile(index, 99)), "p99-ms")
 					b.ReportMetric(ms(scanP50), "scan-p50-ms")
 					b.ReportMetric(ms(percentile(scan, 99)), "scan-p99-ms")
 					b.ReportMetric(float64(p50)/float64(scanP50), "x-bound")

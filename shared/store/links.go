@@ -75,7 +75,7 @@ type LinkTx struct {
 
 // UpdateLinks runs fn in one transaction on the link graph.
 func (s *Store) UpdateLinks(ctx context.Context, fn func(*LinkTx) error) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, nil, func(tx *sql.Tx) error {
 		t := &LinkTx{ctx: ctx, tx: tx, stmts: map[string]*sql.Stmt{}}
 		defer func() {
 			for _, stmt := range t.stmts {

@@ -70,7 +70,7 @@ CREATE TABLE embeddings (
 // init makes the file at s.path a current index: it creates the tables in a new file, and
 // starts again in one written by another version.
 func (s *Store) init(ctx context.Context) error {
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, nil, func(tx *sql.Tx) error {
 		var app, tables int
 		err := tx.QueryRowContext(ctx, `
 			SELECT (SELECT application_id FROM pragma_application_id),
@@ -227,7 +227,7 @@ func (s *Store) Rebuild(ctx context.Context, e Embedder, reason string) error {
 	if e.Dimension < 1 || e.Dimension > maxDimension {
 		return fmt.Errorf("reset the index: the dimension must be between 1 and %d, got %d", maxDimension, e.Dimension)
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, &signChanges{reset: true}, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, fmt.Sprintf(`
 			DROP TABLE IF EXISTS vectors;
 			DELETE FROM notes; -- and, by their foreign keys, sections and tags

@@ -3,72 +3,50 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
-// How a search is filtered by folder and tag.
+// How a search finds its sections.
 //
-// vec0 answers a KNN query by scanning its vectors and keeping the k nearest. A filter applied
-// to those k afterwards (a WHERE on a join) would drop some and return fewer than exist, or
-// none when the notes that pass the filter are all farther than k others. The filter has to
-// reach vec0, so that it skips the rows that fail it while scanning. sqlite-vec v0.1.6 has
-// three ways, tried on this build:
+// The search has two passes. The first compares the query's signs with every section's (see
+// signs and signIndex) and keeps the :coarse nearest by Hamming distance, the candidates. The
+// second reads the exact vectors of those candidates, by their ids, from the embeddings table,
+// and keeps the :k nearest by Euclidean distance. Comparing the signs takes a fraction of the
+// time the floats would, and when the candidates are many more than k, the k nearest are
+// nearly always among them: TestSearchRecall measures how often.
 //
-//   - partition key columns: one value per vector, compared with =, IN or a range; they split
-//     the table, so a query reads only its part.
-//   - metadata columns: one value per vector; =, != and IN work, there is no LIKE or GLOB, and
-//     <, <=, >, >= on text are wrong in this version (a stored value of exactly 12 bytes makes
-//     the query fail, and a longer one that is a prefix of the bound compares as equal to it).
-//   - "rowid IN (SELECT ...)": vec0 takes the list of allowed rowids and skips the rest.
-//
-// (Auxiliary "+col" columns are only stored: a KNN query refuses a WHERE on them.)
-//
-// A note in Garden/Sub is in two folders, and a note has many tags: one value per vector does
-// not hold either. So the index uses the third way. The filters are ordinary SQL on the notes
-// and tags tables, with their indexes, and each vector's rowid is its section's id.
+// A filter by folder or tag must reach the first pass, which then skips the sections that fail
+// it. Applied to the candidates afterwards, it would drop some and return fewer than exist, or
+// none when the sections that pass it are all farther than the candidates. The filters are
+// ordinary SQL on the notes and tags tables, with their indexes, and give the ids of the
+// sections allowed.
 //
 // A folder F holds the paths that start with "F/": the range from "F/" up to "F0", since '0'
 // is the character after '/'. A range, unlike LIKE, uses the index on notes.path and has no
 // wildcards to escape. A tag T matches T and the tags nested in it (T/...), as Obsidian's tag
 // search does, by the same kind of range.
-//
-// The search has two passes. vec0 scans the sections' signs (see signs) for the :coarse
-// nearest by Hamming distance, and the exact vectors of those candidates, read by their ids
-// from the embeddings table, decide the :k nearest by Euclidean distance. Comparing the signs
-// takes a fraction of the time the floats would, and when the candidates are many more than
-// k, the k nearest are nearly always among them: TestSearchRecall measures how often.
-//
-// The number of candidates is given by "k = :coarse" rather than LIMIT: SQLite hands a LIMIT
-// to the virtual table only when the query reads that table alone, and vec0 fails without
-// one. MATERIALIZED runs the KNN as written, before the joins.
 const (
 	knnQuery = `
-		WITH candidates AS MATERIALIZED (
-			SELECT rowid FROM vectors
-			WHERE embedding MATCH vec_bit(:signs) AND k = :coarse %s
-		)
 		SELECT n.path, n.title, s.heading, s.line, s.text, vec_distance_l2(e.vector, :query) AS distance
-		FROM candidates c
-		JOIN embeddings e ON e.id = c.rowid
-		JOIN sections s ON s.id = c.rowid
+		FROM json_each(:candidates) c
+		JOIN embeddings e ON e.id = c.value
+		JOIN sections s ON s.id = c.value
 		JOIN notes n ON n.id = s.note_id
 		ORDER BY distance
 		LIMIT :k`
-	filterSections = `
-		AND rowid IN (
-			SELECT s.id FROM notes n JOIN sections s ON s.note_id = n.id
-			WHERE %s
-		)`
-	inFolder = `n.path >= :folder || '/' AND n.path < :folder || '0'`
-	withTag  = `n.id IN (
+	allowedSections = `SELECT coalesce(group_concat(s.id), '') FROM notes n JOIN sections s ON s.note_id = n.id WHERE %s`
+	inFolder        = `n.path >= :folder || '/' AND n.path < :folder || '0'`
+	withTag         = `n.id IN (
 				SELECT note_id FROM tags
 				WHERE tag = :tag OR (tag >= :tag || '/' AND tag < :tag || '0')
 			)`
 )
 
-// MaxK is the most hits one search returns: the largest k of a vec0 KNN query.
+// MaxK is the most hits one search returns, which bounds the work of one search.
 const MaxK = 4096
 
 // How many candidates the first pass keeps: candidatesPerHit for each hit asked, and at least
@@ -157,33 +135,31 @@ func (s *Store) prepareSearch(query []float32, opts Options) (searchQuery, Optio
 	}
 	opts.Folder = strings.Trim(opts.Folder, "/")
 	opts.Tag = normalizeTag(opts.Tag)
-	return searchQuery{exact: exact, signs: signs(query)}, opts, nil
+	return searchQuery{exact: exact, signs: signs(query), dimension: e.Dimension}, opts, nil
 }
 
 // searchQuery is a query vector in the two forms the search compares: encoded, for the exact
 // distances, and its signs, for the candidates.
 type searchQuery struct {
 	exact, signs []byte
+	dimension    int
 }
 
-// knn runs one KNN query for the k nearest sections that pass the filters in opts.
+// knn returns the k nearest sections that pass the filters in opts.
 func (s *Store) knn(ctx context.Context, query searchQuery, k int, opts Options) ([]Hit, error) {
-	var where []string
-	if opts.Folder != "" {
-		where = append(where, inFolder)
+	allowed, err := s.allowedSections(ctx, opts)
+	if err != nil {
+		return nil, err
 	}
-	if opts.Tag != "" {
-		where = append(where, withTag)
+	if err := s.signs.load(ctx, s.db, query.dimension); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
 	}
-	filter := ""
-	if len(where) > 0 {
-		filter = fmt.Sprintf(filterSections, strings.Join(where, " AND "))
+	candidates, err := json.Marshal(s.signs.nearest(query.signs, min(max(k*candidatesPerHit, minCandidates), MaxK), allowed))
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
 	}
-
-	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(knnQuery, filter),
-		sql.Named("query", query.exact), sql.Named("signs", query.signs), sql.Named("k", k),
-		sql.Named("coarse", min(max(k*candidatesPerHit, minCandidates), MaxK)),
-		sql.Named("folder", opts.Folder), sql.Named("tag", opts.Tag))
+	rows, err := s.db.QueryContext(ctx, knnQuery,
+		sql.Named("query", query.exact), sql.Named("candidates", string(candidates)), sql.Named("k", k))
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
@@ -202,6 +178,36 @@ func (s *Store) knn(ctx context.Context, query searchQuery, k int, opts Options)
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	return hits, nil
+}
+
+// allowedSections returns the ids of the sections that pass the filters in opts, or nil when
+// there are none to pass.
+func (s *Store) allowedSections(ctx context.Context, opts Options) (map[int64]bool, error) {
+	var where []string
+	if opts.Folder != "" {
+		where = append(where, inFolder)
+	}
+	if opts.Tag != "" {
+		where = append(where, withTag)
+	}
+	if len(where) == 0 {
+		return nil, nil
+	}
+	// One row with every id, rather than a row each: at 5,000 sections the rows cost ten
+	// times the query.
+	var ids string
+	err := s.db.QueryRowContext(ctx, fmt.Sprintf(allowedSections, strings.Join(where, " AND ")),
+		sql.Named("folder", opts.Folder), sql.Named("tag", opts.Tag)).Scan(&ids)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	allowed := make(map[int64]bool)
+	for field := range strings.SplitSeq(ids, ",") {
+		if id, err := strconv.ParseInt(field, 10, 64); err == nil {
+			allowed[id] = true
+		}
+	}
+	return allowed, nil
 }
 
 // bestPerNote keeps the first hit of each note, up to n notes. Hits come nearest first, so

@@ -56,6 +56,8 @@ type Store struct {
 	// embedder is what the vectors in the index came from, once CheckEmbedder or Reset has
 	// confirmed it; nil until then. PutNote and Search refuse to run without it.
 	embedder atomic.Pointer[Embedder]
+
+	signs signIndex // the first pass of a search, in memory
 }
 
 // DefaultCacheDir is where compiled SQLite is cached unless Config says otherwise: a folder in
@@ -200,7 +202,10 @@ func openError(path string, err error) error {
 // The driver begins a transaction of isolation level Serializable with BEGIN IMMEDIATE: it
 // waits (up to the busy timeout) for the lock at the start. A plain BEGIN would take the lock
 // only at the first write, and fail at once if another connection had written in between.
-func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {
+//
+// A transaction that writes the vectors table records what it did in changes (nil for one
+// that does not), and the signs in memory change the same way once it has committed.
+func (s *Store) write(ctx context.Context, changes *signChanges, fn func(*sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelSerializable})
 	if err != nil {
 		return err
@@ -209,5 +214,13 @@ func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {
 		tx.Rollback()
 		return err
 	}
-	return tx.Commit()
+	s.signs.commit.Lock()
+	defer s.signs.commit.Unlock()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if changes != nil {
+		s.signs.apply(changes)
+	}
+	return nil
 }

@@ -71,15 +71,19 @@ func (s *Store) PutNotes(ctx context.Context, entries []Entry) []error {
 		}
 		return errs
 	}
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	var changes signChanges
+	err = s.write(ctx, &changes, func(tx *sql.Tx) error {
 		for i, entry := range entries {
 			if _, err := tx.ExecContext(ctx, `SAVEPOINT note`); err != nil {
 				return err
 			}
-			errs[i] = putNote(ctx, tx, e, entry)
+			var noteChanges signChanges
+			errs[i] = putNote(ctx, tx, e, entry, &noteChanges)
 			end := `RELEASE note`
 			if errs[i] != nil {
 				end = `ROLLBACK TO note; RELEASE note`
+			} else {
+				changes.list = append(changes.list, noteChanges.list...)
 			}
 			if _, err := tx.ExecContext(ctx, end); err != nil {
 				return err
@@ -99,7 +103,7 @@ func (s *Store) PutNotes(ctx context.Context, entries []Entry) []error {
 }
 
 // putNote writes one note in tx, in place of whatever the index held at its path.
-func putNote(ctx context.Context, tx *sql.Tx, e Embedder, entry Entry) error {
+func putNote(ctx context.Context, tx *sql.Tx, e Embedder, entry Entry, changes *signChanges) error {
 	n, sections, vectors := entry.Note, entry.Sections, entry.Vectors
 	if n.Path == "" {
 		return errors.New("its path is empty")
@@ -107,7 +111,7 @@ func putNote(ctx context.Context, tx *sql.Tx, e Embedder, entry Entry) error {
 	if len(sections) != len(vectors) {
 		return fmt.Errorf("%d sections but %d vectors", len(sections), len(vectors))
 	}
-	if _, err := deleteNote(ctx, tx, n.Path); err != nil {
+	if _, err := deleteNote(ctx, tx, n.Path, changes); err != nil {
 		return err
 	}
 	var noteID int64
@@ -168,9 +172,11 @@ func putNote(ctx context.Context, tx *sql.Tx, e Embedder, entry Entry) error {
 		if _, err := insertEmbedding.ExecContext(ctx, sectionID, blob); err != nil {
 			return err
 		}
-		if _, err := insertSigns.ExecContext(ctx, sectionID, signs(vectors[i])); err != nil {
+		sectionSigns := signs(vectors[i])
+		if _, err := insertSigns.ExecContext(ctx, sectionID, sectionSigns); err != nil {
 			return err
 		}
+		changes.add(sectionID, sectionSigns)
 	}
 	return putWords(ctx, tx, noteID)
 }
@@ -178,8 +184,9 @@ func putNote(ctx context.Context, tx *sql.Tx, e Embedder, entry Entry) error {
 // DeleteNote removes the note at path from the index. A path the index does not hold is not
 // an error: the note is gone either way.
 func (s *Store) DeleteNote(ctx context.Context, path string) error {
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := deleteNote(ctx, tx, path)
+	var changes signChanges
+	err := s.write(ctx, &changes, func(tx *sql.Tx) error {
+		_, err := deleteNote(ctx, tx, path, &changes)
 		return err
 	})
 	if err != nil {
@@ -194,7 +201,7 @@ func (s *Store) DeleteNote(ctx context.Context, path string) error {
 // part in foreign keys, and vec0 refuses to be written by a trigger. So the vectors go first,
 // one by one, since vec0 finds a vector by "rowid = ?" directly but answers
 // "rowid IN (...)" outside a KNN query by reading the whole table.
-func deleteNote(ctx context.Context, tx *sql.Tx, path string) (bool, error) {
+func deleteNote(ctx context.Context, tx *sql.Tx, path string, changes *signChanges) (bool, error) {
 	rows, err := tx.QueryContext(ctx, `
 		SELECT s.id FROM sections s JOIN notes n ON n.id = s.note_id
 		WHERE n.path = ?`, path)
@@ -218,6 +225,7 @@ func deleteNote(ctx context.Context, tx *sql.Tx, path string) (bool, error) {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM vectors WHERE rowid = ?`, id); err != nil {
 			return false, err
 		}
+		changes.remove(id)
 		if _, err := tx.ExecContext(ctx, `DELETE FROM words WHERE rowid = ?`, id); err != nil {
 			return false, err
 		}
@@ -238,8 +246,9 @@ func (s *Store) RenameNote(ctx context.Context, from, to string) error {
 	if from == to {
 		return nil
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		if _, err := deleteNote(ctx, tx, to); err != nil {
+	var changes signChanges
+	err := s.write(ctx, &changes, func(tx *sql.Tx) error {
+		if _, err := deleteNote(ctx, tx, to, &changes); err != nil {
 			return err
 		}
 		var noteID int64
@@ -269,7 +278,7 @@ func (s *Store) RenameNote(ctx context.Context, from, to string) error {
 // saved without edits), so the next comparison with the disk finds nothing to do. It fails
 // with an error wrapping ErrNotFound when the index does not hold path.
 func (s *Store) UpdateState(ctx context.Context, path string, size int64, mtime time.Time) error {
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, nil, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE notes SET size = ?, mtime = ? WHERE path = ?`,
 			size, mtime.UnixNano(), path)
 		if err != nil {

@@ -1,0 +1,211 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"sync"
+)
+
+// signIndex is the first pass of a search, in memory: every section's signs (see signs) side
+// by side, so that finding the candidates is one pass over a few megabytes.
+//
+// vec0 can find them itself, with a KNN query on the same signs. But sqlite-vec v0.1.6 picks
+// the k nearest of each chunk of 1024 vectors in time that grows with k: the 256 candidates a
+// search asks for cost it about 40 ms at 50,000 sections, where this scan takes well under 2
+// (BenchmarkSearch). So vec0 stays where the signs are kept on disk, written in the same
+// transaction as their note, and the index reads them into memory at the first search after
+// Open or Reset: 96 bytes a section at 768 dimensions.
+type signIndex struct {
+	// commit is held across a write's commit and the change to memory that follows it, so
+	// that memory changes in the order the transactions committed.
+	commit sync.Mutex
+
+	mu     sync.RWMutex
+	loaded bool
+	width  int           // 64-bit words a section
+	ids    []int64       // the sections' ids
+	words  []uint64      // their signs: width words each, in the order of ids
+	at     map[int64]int // where each id is in ids
+}
+
+// signChanges is what a transaction did to the vectors table, for the signIndex to do the same
+// once it commits: sections added (with their signs) and removed, in order, or, after reset,
+// a new table.
+type signChanges struct {
+	reset bool
+	list  []signChange
+}
+
+type signChange struct {
+	id    int64
+	signs []byte // nil when the section was removed
+}
+
+func (c *signChanges) add(id int64, signs []byte) { c.list = append(c.list, signChange{id, signs}) }
+func (c *signChanges) remove(id int64)            { c.list = append(c.list, signChange{id: id}) }
+
+// apply makes memory match a committed transaction. Before the first search nothing is in
+// memory, and the load will read what was committed.
+func (x *signIndex) apply(c *signChanges) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if c.reset {
+		x.loaded, x.ids, x.words, x.at = false, nil, nil, nil
+		return
+	}
+	if !x.loaded {
+		return
+	}
+	for _, ch := range c.list {
+		if ch.signs == nil {
+			x.remove(ch.id)
+		} else {
+			x.put(ch.id, ch.signs)
+		}
+	}
+}
+
+// put adds a section's signs, or replaces them.
+func (x *signIndex) put(id int64, signs []byte) {
+	if i, ok := x.at[id]; ok {
+		copy(x.words[i*x.width:], appendWords(nil, signs, x.width))
+		return
+	}
+	x.at[id] = len(x.ids)
+	x.ids = append(x.ids, id)
+	x.words = appendWords(x.words, signs, x.width)
+}
+
+// appendWords appends signs to words as width 64-bit words, the last padded with zeros, so that
+// a comparison takes a word at a time.
+func appendWords(words []uint64, signs []byte, width int) []uint64 {
+	for j := range width {
+		var word [8]byte
+		copy(word[:], signs[min(8*j, len(signs)):])
+		words = append(words, binary.LittleEndian.Uint64(word[:]))
+	}
+	return words
+}
+
+// remove takes a section out by moving the last one into its place.
+func (x *signIndex) remove(id int64) {
+	i, ok := x.at[id]
+	if !ok {
+		return
+	}
+	last := len(x.ids) - 1
+	x.ids[i] = x.ids[last]
+	copy(x.words[i*x.width:(i+1)*x.width], x.words[last*x.width:])
+	x.at[x.ids[i]] = i
+	x.ids = x.ids[:last]
+	x.words = x.words[:last*x.width]
+	delete(x.at, id)
+}
+
+// load reads every section's signs, once, from the storage of the vec0 table. A row of
+// vectors_chunks holds the rowids of a chunk's 1024 slots (little-endian int64s) and a bitmap
+// of the slots in use; the row of vectors_vector_chunks00 with the same id holds their signs,
+// one after another. Fifty such rows hold 50,000 sections, where asking vec0 for each vector
+// (SELECT rowid, embedding FROM vectors) looks them up one at a time, fifty times slower.
+// This is sqlite-vec v0.1.6's own layout, not its interface: TestSignsLoaded checks it, so a
+// new version that changes it fails the tests rather than the searches.
+func (x *signIndex) load(ctx context.Context, db *sql.DB, dimension int) error {
+	x.mu.RLock()
+	loaded := x.loaded
+	x.mu.RUnlock()
+	if loaded {
+		return nil
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.loaded {
+		return nil
+	}
+	size := signBytes(dimension)
+	x.width = (size + 7) / 8
+	// vec0 keeps a row of vectors_rowids for each vector: their number sizes the memory once.
+	var count int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM vectors_rowids`).Scan(&count); err != nil {
+		return fmt.Errorf("read the vectors' signs: %w", err)
+	}
+	x.ids, x.words, x.at = make([]int64, 0, count), make([]uint64, 0, count*x.width), make(map[int64]int, count)
+	rows, err := db.QueryContext(ctx, `
+		SELECT c.validity, c.rowids, v.vectors
+		FROM vectors_chunks c JOIN vectors_vector_chunks00 v ON v.rowid = c.chunk_id`)
+	if err != nil {
+		return fmt.Errorf("read the vectors' signs: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var validity, rowids, vectors []byte
+		if err := rows.Scan(&validity, &rowids, &vectors); err != nil {
+			return fmt.Errorf("read the vectors' signs: %w", err)
+		}
+		slots := len(rowids) / 8
+		if len(rowids)%8 != 0 || len(validity)*8 < slots || len(vectors) != slots*size {
+			return fmt.Errorf("read the vectors' signs: a chunk of the vectors table is not laid out as sqlite-vec v0.1.6 does (%d, %d and %d bytes)", len(validity), len(rowids), len(vectors))
+		}
+		for slot := range slots {
+			if validity[slot/8]&(1<<(slot%8)) == 0 {
+				continue
+			}
+			id := int64(binary.LittleEndian.Uint64(rowids[slot*8:]))
+			x.put(id, vectors[slot*size:(slot+1)*size])
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read the vectors' signs: %w", err)
+	}
+	x.loaded = true
+	return nil
+}
+
+// nearest returns the ids of the n sections whose signs differ from query's in the fewest
+// bits, among those allowed (nil allows all), nearest first.
+//
+// A Hamming distance is a small whole number (at most one per dimension), so rather than keep
+// a heap of the n best, nearest counts how many sections lie at each distance, finds the
+// distance within which there are n, and takes the sections up to it: two passes with no
+// sorting of sections.
+func (x *signIndex) nearest(query []byte, n int, allowed map[int64]bool) []int64 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	q := appendWords(nil, query, x.width)
+	distances := make([]int32, len(x.ids)) // -1 for a section not allowed
+	counts := make([]int, 64*x.width+1)
+	for i := range x.ids {
+		if allowed != nil && !allowed[x.ids[i]] {
+			distances[i] = -1
+			continue
+		}
+		d := 0
+		for j, w := range x.words[i*x.width : (i+1)*x.width] {
+			d += bits.OnesCount64(w ^ q[j])
+		}
+		distances[i] = int32(d)
+		counts[d]++
+	}
+	// Every section at a distance below limit is taken, and those at limit until there are n.
+	limit, below := 0, 0
+	for limit < len(counts)-1 && below+counts[limit] < n {
+		below += counts[limit]
+		limit++
+	}
+	// Place each section by its distance: start[d] is where those at distance d begin.
+	start := make([]int, limit+2)
+	for d := range limit + 1 {
+		start[d+1] = start[d] + counts[d]
+	}
+	ordered := make([]int64, min(start[limit+1], n))
+	for i, d := range distances {
+		if d < 0 || int(d) > limit || start[d] >= len(ordered) {
+			continue
+		}
+		ordered[start[d]] = x.ids[i]
+		start[d]++
+	}
+	return ordered
+}

@@ -1,0 +1,184 @@
+package store
+
+import (
+	"encoding/binary"
+	"fmt"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// The signs a search compares are kept twice: in memory, changed as notes are written and
+// removed, and in the vectors table, read back at the first search. After random writes, with
+// the memory loaded part-way through, both must be exactly the signs of the vectors in the
+// embeddings table. 2,000 notes fill more than one of vec0's chunks of 1024, removals leave
+// holes in them, and 70 dimensions leave the last 64-bit word of each section part empty.
+func TestSignsLoaded(t *testing.T) {
+	e := Embedder{Name: "test", Model: "signs", Dimension: 70}
+	s := newIndex(t)
+	if err := s.Reset(t.Context(), e); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	vector := func() []float32 {
+		v := make([]float32, e.Dimension)
+		for i := range v {
+			v[i] = float32(r.NormFloat64())
+		}
+		return v
+	}
+	entry := func(path string) Entry {
+		n := 1 + r.IntN(3)
+		en := Entry{Note: Note{Path: path}}
+		for i := range n {
+			en.Sections = append(en.Sections, Section{Heading: fmt.Sprint(i), Text: path})
+			en.Vectors = append(en.Vectors, vector())
+		}
+		return en
+	}
+	path := func() string { return fmt.Sprintf("n%d.md", r.IntN(2000)) }
+
+	for round := range 6 {
+		if round == 2 {
+			search(t, s, vector(), Options{K: 1}) // from here on, memory follows each write
+		}
+		var batch []Entry
+		for range 400 {
+			batch = append(batch, entry(path()))
+		}
+		// A note that fails takes only its own changes back.
+		bad := entry("bad.md")
+		bad.Vectors[0] = bad.Vectors[0][:3]
+		batch = append(batch, bad)
+		for _, err := range s.PutNotes(t.Context(), batch)[:len(batch)-1] {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 100 {
+			if err := s.DeleteNote(t.Context(), path()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 20 {
+			s.RenameNote(t.Context(), path(), path()) // a missing note is no matter here
+		}
+	}
+
+	want := map[int64][]uint64{}
+	rows, err := s.db.QueryContext(t.Context(), `SELECT id, vector FROM embeddings`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id int64
+		var blob []byte
+		if err := rows.Scan(&id, &blob); err != nil {
+			t.Fatal(err)
+		}
+		v := make([]float32, len(blob)/4)
+		for i := range v {
+			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(blob[4*i:]))
+		}
+		want[id] = appendWords(nil, signs(v), 2)
+	}
+	rows.Close()
+	if len(want) < 1500 {
+		t.Fatalf("only %d sections in the index: the test needs more than one chunk", len(want))
+	}
+
+	var fromDisk signIndex
+	if err := fromDisk.load(t.Context(), s.db, e.Dimension); err != nil {
+		t.Fatal(err)
+	}
+	for name, x := range map[string]*signIndex{"in memory": &s.signs, "read from the vectors table": &fromDisk} {
+		got := map[int64][]uint64{}
+		for i, id := range x.ids {
+			got[id] = x.words[i*x.width : (i+1)*x.width]
+			if x.at[id] != i {
+				t.Fatalf("%s: section %d is at %d, and its position says %d", name, id, i, x.at[id])
+			}
+		}
+		if len(x.at) != len(x.ids) {
+			t.Errorf("%s: %d positions for %d sections", name, len(x.at), len(x.ids))
+		}
+		if !maps.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("%s: the signs of %d sections, want those of the %d in the embeddings table", name, len(got), len(want))
+		}
+	}
+}
+
+// nearest must return what sorting every allowed section by its distance returns, up to ties.
+func TestNearest(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	x := signIndex{loaded: true, width: 2, at: map[int64]int{}}
+	for id := range int64(3000) {
+		s := make([]byte, 12) // 96 bits, so that some distances tie
+		for i := range s {
+			s[i] = byte(r.Uint32())
+		}
+		x.put(id, s)
+	}
+	distance := func(q []uint64, id int64) int {
+		d := 0
+		for j, w := range x.words[x.at[id]*2 : x.at[id]*2+2] {
+			d += popcount(w ^ q[j])
+		}
+		return d
+	}
+	for _, n := range []int{1, 10, 256, 2999, 5000} {
+		for _, filtered := range []bool{false, true} {
+			query := make([]byte, 12)
+			for i := range query {
+				query[i] = byte(r.Uint32())
+			}
+			var allowed map[int64]bool
+			candidates := x.ids
+			if filtered {
+				allowed = map[int64]bool{}
+				candidates = nil
+				for _, id := range x.ids {
+					if id%3 == 0 {
+						allowed[id] = true
+						candidates = append(candidates, id)
+					}
+				}
+			}
+			q := appendWords(nil, query, 2)
+			exact := slices.Clone(candidates)
+			slices.SortStableFunc(exact, func(a, b int64) int { return distance(q, a) - distance(q, b) })
+			exact = exact[:min(n, len(exact))]
+
+			got := x.nearest(query, n, allowed)
+			if seen := map[int64]bool{}; len(got) > 0 {
+				for _, id := range got {
+					if seen[id] {
+						t.Fatalf("n=%d filtered=%v: section %d twice", n, filtered, id)
+					}
+					seen[id] = true
+				}
+			}
+			if len(got) != len(exact) {
+				t.Fatalf("n=%d filtered=%v: %d sections, want %d", n, filtered, len(got), len(exact))
+			}
+			for i := range got {
+				if filtered && !allowed[got[i]] {
+					t.Fatalf("n=%d: section %d is not allowed", n, got[i])
+				}
+				if distance(q, got[i]) != distance(q, exact[i]) {
+					t.Fatalf("n=%d filtered=%v: #%d is at distance %d, want %d", n, filtered, i, distance(q, got[i]), distance(q, exact[i]))
+				}
+			}
+		}
+	}
+}
+
+func popcount(w uint64) int {
+	n := 0
+	for ; w != 0; w &= w - 1 {
+		n++
+	}
+	return n
+}
