@@ -25,10 +25,9 @@ type signIndex struct {
 
 	mu     sync.RWMutex
 	loaded bool
-	width  int           // 64-bit words a section
-	ids    []int64       // the sections' ids
-	words  []uint64      // their signs: width words each, in the order of ids
-	at     map[int64]int // where each id is in ids
+	width  int      // 64-bit words a section
+	ids    []int64  // the sections' ids
+	words  []uint64 // their signs: width words each, in the order of ids
 }
 
 // signChanges is what a transaction did to the vectors table, for the signIndex to do the same
@@ -49,34 +48,47 @@ func (c *signChanges) remove(id int64)            { c.list = append(c.list, sign
 
 // apply makes memory match a committed transaction. Before the first search nothing is in
 // memory, and the load will read what was committed.
+//
+// A section removed loses its signs; if the transaction gave its id to a new section (SQLite
+// may reuse the largest id), the new signs come after. Every other id added is new: the
+// vectors table refuses a rowid it holds. So the changes cost one pass over memory when they
+// remove something, and appends when they only add.
 func (x *signIndex) apply(c *signChanges) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if c.reset {
-		x.loaded, x.ids, x.words, x.at = false, nil, nil, nil
+		x.loaded, x.ids, x.words = false, nil, nil
 		return
 	}
 	if !x.loaded {
 		return
 	}
-	for _, ch := range c.list {
+	removed := make(map[int64]bool)
+	last := make(map[int64]int, len(c.list)) // the last change to each id
+	for i, ch := range c.list {
 		if ch.signs == nil {
-			x.remove(ch.id)
-		} else {
-			x.put(ch.id, ch.signs)
+			removed[ch.id] = true
+		}
+		last[ch.id] = i
+	}
+	if len(removed) > 0 {
+		kept := 0
+		for i, id := range x.ids {
+			if removed[id] {
+				continue
+			}
+			x.ids[kept] = id
+			copy(x.words[kept*x.width:(kept+1)*x.width], x.words[i*x.width:])
+			kept++
+		}
+		x.ids, x.words = x.ids[:kept], x.words[:kept*x.width]
+	}
+	for i, ch := range c.list {
+		if ch.signs != nil && last[ch.id] == i {
+			x.ids = append(x.ids, ch.id)
+			x.words = appendWords(x.words, ch.signs, x.width)
 		}
 	}
-}
-
-// put adds a section's signs, or replaces them.
-func (x *signIndex) put(id int64, signs []byte) {
-	if i, ok := x.at[id]; ok {
-		copy(x.words[i*x.width:], appendWords(nil, signs, x.width))
-		return
-	}
-	x.at[id] = len(x.ids)
-	x.ids = append(x.ids, id)
-	x.words = appendWords(x.words, signs, x.width)
 }
 
 // appendWords appends signs to words as width 64-bit words, the last padded with zeros, so that
@@ -88,21 +100,6 @@ func appendWords(words []uint64, signs []byte, width int) []uint64 {
 		words = append(words, binary.LittleEndian.Uint64(word[:]))
 	}
 	return words
-}
-
-// remove takes a section out by moving the last one into its place.
-func (x *signIndex) remove(id int64) {
-	i, ok := x.at[id]
-	if !ok {
-		return
-	}
-	last := len(x.ids) - 1
-	x.ids[i] = x.ids[last]
-	copy(x.words[i*x.width:(i+1)*x.width], x.words[last*x.width:])
-	x.at[x.ids[i]] = i
-	x.ids = x.ids[:last]
-	x.words = x.words[:last*x.width]
-	delete(x.at, id)
 }
 
 // load reads every section's signs, once, from the storage of the vec0 table. A row of
@@ -131,7 +128,7 @@ func (x *signIndex) load(ctx context.Context, db *sql.DB, dimension int) error {
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM vectors_rowids`).Scan(&count); err != nil {
 		return fmt.Errorf("read the vectors' signs: %w", err)
 	}
-	x.ids, x.words, x.at = make([]int64, 0, count), make([]uint64, 0, count*x.width), make(map[int64]int, count)
+	x.ids, x.words = make([]int64, 0, count), make([]uint64, 0, count*x.width)
 	rows, err := db.QueryContext(ctx, `
 		SELECT c.validity, c.rowids, v.vectors
 		FROM vectors_chunks c JOIN vectors_vector_chunks00 v ON v.rowid = c.chunk_id`)
@@ -152,8 +149,8 @@ func (x *signIndex) load(ctx context.Context, db *sql.DB, dimension int) error {
 			if validity[slot/8]&(1<<(slot%8)) == 0 {
 				continue
 			}
-			id := int64(binary.LittleEndian.Uint64(rowids[slot*8:]))
-			x.put(id, vectors[slot*size:(slot+1)*size])
+			x.ids = append(x.ids, int64(binary.LittleEndian.Uint64(rowids[slot*8:])))
+			x.words = appendWords(x.words, vectors[slot*size:(slot+1)*size], x.width)
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -168,25 +165,27 @@ func (x *signIndex) load(ctx context.Context, db *sql.DB, dimension int) error {
 //
 // A Hamming distance is a small whole number (at most one per dimension), so rather than keep
 // a heap of the n best, nearest counts how many sections lie at each distance, finds the
-// distance within which there are n, and takes the sections up to it: two passes with no
-// sorting of sections.
+// distance within which there are n, and takes the sections up to it. It works the distances
+// out twice rather than keep them: a search then allocates nothing the size of the index.
 func (x *signIndex) nearest(query []byte, n int, allowed map[int64]bool) []int64 {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	q := appendWords(nil, query, x.width)
-	distances := make([]int32, len(x.ids)) // -1 for a section not allowed
-	counts := make([]int, 64*x.width+1)
-	for i := range x.ids {
+	distance := func(i int) int {
 		if allowed != nil && !allowed[x.ids[i]] {
-			distances[i] = -1
-			continue
+			return -1
 		}
 		d := 0
 		for j, w := range x.words[i*x.width : (i+1)*x.width] {
 			d += bits.OnesCount64(w ^ q[j])
 		}
-		distances[i] = int32(d)
-		counts[d]++
+		return d
+	}
+	counts := make([]int, 64*x.width+1)
+	for i := range x.ids {
+		if d := distance(i); d >= 0 {
+			counts[d]++
+		}
 	}
 	// Every section at a distance below limit is taken, and those at limit until there are n.
 	limit, below := 0, 0
@@ -200,8 +199,9 @@ func (x *signIndex) nearest(query []byte, n int, allowed map[int64]bool) []int64
 		start[d+1] = start[d] + counts[d]
 	}
 	ordered := make([]int64, min(start[limit+1], n))
-	for i, d := range distances {
-		if d < 0 || int(d) > limit || start[d] >= len(ordered) {
+	for i := range x.ids {
+		d := distance(i)
+		if d < 0 || d > limit || start[d] >= len(ordered) {
 			continue
 		}
 		ordered[start[d]] = x.ids[i]

@@ -108,8 +108,12 @@ func (l *live) catchUpLinks(ctx context.Context, changed []string, onDisk map[st
 		}
 	}
 	read := slices.Clone(changed)
+	isChanged := make(map[string]bool, len(changed))
+	for _, path := range changed {
+		isChanged[path] = true
+	}
 	for _, path := range onlyIndexed {
-		if _, ok := onDisk[path]; ok && !slices.Contains(changed, path) {
+		if _, ok := onDisk[path]; ok && !isChanged[path] {
 			read = append(read, path)
 		}
 	}
