@@ -77,10 +77,11 @@ type Hit struct {
 // nearest first; fewer only if fewer pass. The query must come from the embedder the index
 // was built with.
 //
-// The vectors are stored at unit length (see encode), and vec0 measures Euclidean distance d.
-// For unit vectors d² = 2 - 2·cos, so the nearest are the most similar, and the score
-// 1 - d²/2 is the cosine similarity. Euclidean distance ranks exactly as cosine distance would,
-// and is faster in this build: vec0's cosine works out both lengths for every row it compares.
+// The vectors are stored at unit length (see encode), and sqlite-vec's vec_distance_l2 measures
+// their Euclidean distance d. For unit vectors d² = 2 - 2·cos, so the nearest are the most
+// similar, and the score 1 - d²/2 is the cosine similarity. Euclidean distance ranks exactly as
+// cosine distance would, and is faster in this build: vec_distance_cosine works out both
+// lengths for every pair it compares.
 func (s *Store) Search(ctx context.Context, query []float32, opts Options) ([]Hit, error) {
 	q, opts, err := s.prepareSearch(query, opts)
 	if q.exact == nil || err != nil {

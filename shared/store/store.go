@@ -3,8 +3,8 @@
 //
 // SQLite runs as WebAssembly inside the Go program (github.com/ncruces/go-sqlite3), so there is
 // no C compiler to install and the same code builds for every OS. The build used here includes
-// sqlite-vec, whose vec0 virtual table holds the vectors and answers nearest-neighbour (KNN)
-// queries. Ordinary tables hold everything else, and ordinary SQL joins the two.
+// sqlite-vec, whose vec0 virtual table holds a coarse form of each vector and whose functions
+// compare vectors. Ordinary tables hold everything else, and ordinary SQL joins the two.
 //
 // The package uses database/sql through the ncruces driver rather than the driver's own
 // connection type. A sqlite3.Conn serves one goroutine at a time; database/sql keeps a pool of
