@@ -130,13 +130,30 @@ func chooseEmbedder(ctx context.Context, mode, model string, db *store.Store, cl
 // batch is written to the database, the next two are embedded: the requests of the second fill
 // the slots the first leaves idle while its last request runs (the embedder bounds the
 // requests in flight over both), and meanwhile the notes of a third are read.
-func (l *live) indexNotes(ctx context.Context, paths []string, report *progress.Reporter) error {
+//
+// The links of links.paths need no model. The writer, the one goroutine that writes the index
+// here, stores them a few notes at a time whenever it waits for a batch's vectors, and the
+// rest once the last batch is stored.
+func (l *live) indexNotes(ctx context.Context, paths []string, links *linkWork, report *progress.Reporter) error {
 	// Batches reach the writer in order, each as a channel that will hold it once embedded.
 	queued := make(chan chan embeddedBatch, 1)
 	var writer sync.WaitGroup
 	writer.Go(func() {
 		for next := range queued {
-			l.store(ctx, <-next, report)
+			var batch embeddedBatch
+			for waiting := true; waiting; {
+				select {
+				case batch = <-next:
+					waiting = false
+				default:
+					if !l.storeNextLinks(ctx, links) {
+						batch, waiting = <-next, false
+					}
+				}
+			}
+			l.store(ctx, batch, report)
+		}
+		for l.storeNextLinks(ctx, links) {
 		}
 	})
 	defer writer.Wait()

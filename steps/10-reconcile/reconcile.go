@@ -66,11 +66,16 @@ func (l *live) catchUp(ctx context.Context) {
 			l.logger.Error("cannot record a note's new time in the index", "path", path, "err", err)
 		}
 	}
-	l.catchUpLinks(ctx, plan.Embed, onDisk)
+	links := l.catchUpLinks(ctx, plan.Embed, onDisk)
 
 	report := progress.New(l.logger, "catching up", len(plan.Embed))
-	if err := l.indexNotes(ctx, plan.Embed, report); err != nil {
+	if err := l.indexNotes(ctx, plan.Embed, links, report); err != nil {
 		return // ctx ended: the server is stopping
+	}
+	if links != nil {
+		for _, f := range links.failed {
+			l.retryLater(ctx, f.path, f.err)
+		}
 	}
 	failed := 0
 	failures := l.ix.failed.snapshot()
@@ -87,18 +92,19 @@ func (l *live) catchUp(ctx context.Context) {
 		"took", time.Since(start).Round(time.Millisecond))
 }
 
-// catchUpLinks brings the link graph, which the index holds, up to date with the disk: it
-// stores the links of the notes that changed, and removes the notes that are gone. The graph
-// holds every note the rest of the index does, and the notes whose embedding failed, which
-// are among those that changed, so this reads only the notes that changed. The notes on which
-// the graph and the index disagree are checked too (one whose links could not be stored, one
-// that failed and was deleted while the server was off).
-func (l *live) catchUpLinks(ctx context.Context, changed []string, onDisk map[string]reconcile.State) {
-	start := time.Now()
+// catchUpLinks works out what the link graph, which the index holds, needs to be up to date
+// with the disk: it removes the notes that are gone, and returns the notes whose links must be
+// stored, for indexNotes to store while it waits for the model. The graph holds every note the
+// rest of the index does, and the notes whose embedding failed, which are among those that
+// changed, so only the notes that changed need reading. The notes on which the graph and the
+// index disagree are checked too (one whose links could not be stored, one that failed and was
+// deleted while the server was off).
+func (l *live) catchUpLinks(ctx context.Context, changed []string, onDisk map[string]reconcile.State) *linkWork {
+	work := &linkWork{start: time.Now()}
 	onlyLinked, onlyIndexed, err := l.ix.db.LinksDisagree(ctx)
 	if err != nil {
 		l.logger.Error("cannot read the link graph; backlinks may be out of date until a restart", "err", err)
-		return
+		return nil
 	}
 	for _, path := range onlyLinked {
 		if _, ok := onDisk[path]; !ok {
@@ -107,28 +113,55 @@ func (l *live) catchUpLinks(ctx context.Context, changed []string, onDisk map[st
 			}
 		}
 	}
-	read := slices.Clone(changed)
+	work.paths = slices.Clone(changed)
 	isChanged := make(map[string]bool, len(changed))
 	for _, path := range changed {
 		isChanged[path] = true
 	}
 	for _, path := range onlyIndexed {
 		if _, ok := onDisk[path]; ok && !isChanged[path] {
-			read = append(read, path)
+			work.paths = append(work.paths, path)
 		}
 	}
-	for batch := range slices.Chunk(read, linksBatch) {
-		if ctx.Err() != nil {
-			return
-		}
+	work.read = len(work.paths)
+	return work
+}
+
+// linkWork is the notes whose links the graph still needs after a catch-up's plan.
+type linkWork struct {
+	paths  []string // not stored yet
+	read   int      // in all
+	start  time.Time
+	failed []failedNote // for catchUp to retry once indexNotes is done
+}
+
+type failedNote struct {
+	path string
+	err  error
+}
+
+// storeNextLinks stores the links of the next few notes of work, and reports whether there
+// were any. Once they are all stored, the graph holds every note: it says so in the log and in
+// coverage. A nil work (the graph could not be read) stores nothing.
+func (l *live) storeNextLinks(ctx context.Context, work *linkWork) bool {
+	if work == nil || work.start.IsZero() || ctx.Err() != nil {
+		return false
+	}
+	batch := work.paths[:min(linksBatch, len(work.paths))]
+	work.paths = work.paths[len(batch):]
+	if len(batch) > 0 {
 		if err := l.storeLinks(ctx, batch); err != nil {
 			for _, path := range batch {
-				l.retryLater(ctx, path, err)
+				work.failed = append(work.failed, failedNote{path, err})
 			}
 		}
 	}
-	l.ix.coverage.linksLoaded()
-	l.logger.Info("links up to date", "read", len(read), "took", time.Since(start).Round(time.Millisecond))
+	if len(work.paths) == 0 {
+		l.ix.coverage.linksLoaded()
+		l.logger.Info("links up to date", "read", work.read, "took", time.Since(work.start).Round(time.Millisecond))
+		work.start = time.Time{} // done
+	}
+	return true
 }
 
 // plan compares the disk with the index: a walk of the vault that reads every note's size and
@@ -185,8 +218,9 @@ func (l *live) hash(path string) (string, error) {
 	return contentHash(content), nil
 }
 
-// linksBatch is how many notes' links catchUpLinks stores in one transaction.
-const linksBatch = 200
+// linksBatch is how many notes' links storeNextLinks stores in one transaction: enough to
+// spread a commit's cost, few enough that a batch of vectors waits little for the writer.
+const linksBatch = 50
 
 // storeLinks reads notes and stores their links in the graph, without embedding them. A note
 // that cannot be read is left out: its own indexing reports why.
