@@ -31,8 +31,8 @@ func headlines(results map[string]result) string {
   of the notes edited, the catch-up takes %s× the time of embedding those notes alone.
 - **Memory**: a first index of 50,000 notes peaks at %s MiB, and serving them afterwards at %s MiB.
 - **Indexing** takes %s× the time of the embedding it needs, with Ollama's latency simulated:
-  storing every note's links comes first, and reading, parsing and writing the rest hide behind
-  the model. One request per section, as the original JavaScript tutorial sends them, is %s×
+  reading, parsing, storing the links and writing each batch go on while the model embeds the
+  next. One request per section, as the original JavaScript tutorial sends them, is %s×
   slower than our batches.
 - **Search** answers in %s ms at 10,000 sections and %s ms at 50,000 (p50, without embedding
   the query), finding %s%% of the exact nearest sections: %s× a brute-force scan in memory.%s

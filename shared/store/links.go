@@ -68,59 +68,16 @@ const linkColumns = `l.id, n.path, l.written, l.target, l.target_key, l.seeks_na
 // LinkTx is a transaction on the link graph: package links resolves links with what it reads,
 // and writes what it decided, all or nothing.
 type LinkTx struct {
-	ctx   context.Context
-	tx    *sql.Tx
-	stmts map[string]*sql.Stmt
+	*cachedTx
 }
 
 // UpdateLinks runs fn in one transaction on the link graph.
 func (s *Store) UpdateLinks(ctx context.Context, fn func(*LinkTx) error) error {
 	return s.write(ctx, nil, func(tx *sql.Tx) error {
-		t := &LinkTx{ctx: ctx, tx: tx, stmts: map[string]*sql.Stmt{}}
-		defer func() {
-			for _, stmt := range t.stmts {
-				stmt.Close()
-			}
-		}()
-		return fn(t)
+		t := newCachedTx(ctx, tx)
+		defer t.close()
+		return fn(&LinkTx{t})
 	})
-}
-
-// stmt returns query prepared once for the transaction: a change runs the same few queries for
-// every link it touches, and SQLite would otherwise compile each one again every time.
-func (t *LinkTx) stmt(query string) (*sql.Stmt, error) {
-	if stmt, ok := t.stmts[query]; ok {
-		return stmt, nil
-	}
-	stmt, err := t.tx.PrepareContext(t.ctx, query)
-	if err == nil {
-		t.stmts[query] = stmt
-	}
-	return stmt, err
-}
-
-func (t *LinkTx) query(query string, args ...any) (*sql.Rows, error) {
-	stmt, err := t.stmt(query)
-	if err != nil {
-		return nil, err
-	}
-	return stmt.QueryContext(t.ctx, args...)
-}
-
-func (t *LinkTx) exec(query string, args ...any) error {
-	stmt, err := t.stmt(query)
-	if err == nil {
-		_, err = stmt.ExecContext(t.ctx, args...)
-	}
-	return err
-}
-
-func (t *LinkTx) queryRow(query string, args ...any) *sql.Row {
-	stmt, err := t.stmt(query)
-	if err != nil {
-		return t.tx.QueryRowContext(t.ctx, query, args...) // gives the same error, from Scan
-	}
-	return stmt.QueryRowContext(t.ctx, args...)
 }
 
 // RemoveNote removes the note at path and its links, and returns its aliases and its links as

@@ -73,12 +73,14 @@ func (s *Store) PutNotes(ctx context.Context, entries []Entry) []error {
 	}
 	var changes signChanges
 	err = s.write(ctx, &changes, func(tx *sql.Tx) error {
+		t := newCachedTx(ctx, tx)
+		defer t.close()
 		for i, entry := range entries {
 			if _, err := tx.ExecContext(ctx, `SAVEPOINT note`); err != nil {
 				return err
 			}
 			var noteChanges signChanges
-			errs[i] = putNote(ctx, tx, e, entry, &noteChanges)
+			errs[i] = putNote(t, e, entry, &noteChanges)
 			end := `RELEASE note`
 			if errs[i] != nil {
 				end = `ROLLBACK TO note; RELEASE note`
@@ -102,8 +104,8 @@ func (s *Store) PutNotes(ctx context.Context, entries []Entry) []error {
 	return errs
 }
 
-// putNote writes one note in tx, in place of whatever the index held at its path.
-func putNote(ctx context.Context, tx *sql.Tx, e Embedder, entry Entry, changes *signChanges) error {
+// putNote writes one note in t, in place of whatever the index held at its path.
+func putNote(t *cachedTx, e Embedder, entry Entry, changes *signChanges) error {
 	n, sections, vectors := entry.Note, entry.Sections, entry.Vectors
 	if n.Path == "" {
 		return errors.New("its path is empty")
@@ -111,11 +113,11 @@ func putNote(ctx context.Context, tx *sql.Tx, e Embedder, entry Entry, changes *
 	if len(sections) != len(vectors) {
 		return fmt.Errorf("%d sections but %d vectors", len(sections), len(vectors))
 	}
-	if _, err := deleteNote(ctx, tx, n.Path, changes); err != nil {
+	if _, err := deleteNote(t, n.Path, changes); err != nil {
 		return err
 	}
 	var noteID int64
-	err := tx.QueryRowContext(ctx, `
+	err := t.queryRow(`
 		INSERT INTO notes (path, title, size, mtime, hash, frontmatter, aliases, indexed_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		RETURNING id`,
@@ -131,34 +133,17 @@ func putNote(ctx context.Context, tx *sql.Tx, e Embedder, entry Entry, changes *
 		if tag = normalizeTag(tag); tag == "" {
 			continue
 		}
-		_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO tags (note_id, tag) VALUES (?, ?)`, noteID, tag)
-		if err != nil {
+		if err := t.exec(`INSERT OR IGNORE INTO tags (note_id, tag) VALUES (?, ?)`, noteID, tag); err != nil {
 			return err
 		}
 	}
 
-	insertSection, err := tx.PrepareContext(ctx, `
-		INSERT INTO sections (note_id, ord, heading, line, text)
-		VALUES (?, ?, ?, ?, ?)
-		RETURNING id`)
-	if err != nil {
-		return err
-	}
-	defer insertSection.Close()
-	insertEmbedding, err := tx.PrepareContext(ctx, `INSERT INTO embeddings (id, vector) VALUES (?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer insertEmbedding.Close()
-	insertSigns, err := tx.PrepareContext(ctx, `INSERT INTO vectors (rowid, embedding) VALUES (?, vec_bit(?))`)
-	if err != nil {
-		return err
-	}
-	defer insertSigns.Close()
-
 	for i, sec := range sections {
 		var sectionID int64
-		err := insertSection.QueryRowContext(ctx, noteID, i, sec.Heading, sec.Line, sec.Text).Scan(&sectionID)
+		err := t.queryRow(`
+			INSERT INTO sections (note_id, ord, heading, line, text)
+			VALUES (?, ?, ?, ?, ?)
+			RETURNING id`, noteID, i, sec.Heading, sec.Line, sec.Text).Scan(&sectionID)
 		if err != nil {
 			return err
 		}
@@ -169,16 +154,16 @@ func putNote(ctx context.Context, tx *sql.Tx, e Embedder, entry Entry, changes *
 		if err != nil {
 			return fmt.Errorf("the vector of section %d (%q) %w", i, sec.Heading, err)
 		}
-		if _, err := insertEmbedding.ExecContext(ctx, sectionID, blob); err != nil {
+		if err := t.exec(`INSERT INTO embeddings (id, vector) VALUES (?, ?)`, sectionID, blob); err != nil {
 			return err
 		}
 		sectionSigns := signs(vectors[i])
-		if _, err := insertSigns.ExecContext(ctx, sectionID, sectionSigns); err != nil {
+		if err := t.exec(`INSERT INTO vectors (rowid, embedding) VALUES (?, vec_bit(?))`, sectionID, sectionSigns); err != nil {
 			return err
 		}
 		changes.add(sectionID, sectionSigns)
 	}
-	return putWords(ctx, tx, noteID)
+	return putWords(t, noteID)
 }
 
 // DeleteNote removes the note at path from the index. A path the index does not hold is not
@@ -186,7 +171,9 @@ func putNote(ctx context.Context, tx *sql.Tx, e Embedder, entry Entry, changes *
 func (s *Store) DeleteNote(ctx context.Context, path string) error {
 	var changes signChanges
 	err := s.write(ctx, &changes, func(tx *sql.Tx) error {
-		_, err := deleteNote(ctx, tx, path, &changes)
+		t := newCachedTx(ctx, tx)
+		defer t.close()
+		_, err := deleteNote(t, path, &changes)
 		return err
 	})
 	if err != nil {
@@ -201,8 +188,8 @@ func (s *Store) DeleteNote(ctx context.Context, path string) error {
 // part in foreign keys, and vec0 refuses to be written by a trigger. So the vectors go first,
 // one by one, since vec0 finds a vector by "rowid = ?" directly but answers
 // "rowid IN (...)" outside a KNN query by reading the whole table.
-func deleteNote(ctx context.Context, tx *sql.Tx, path string, changes *signChanges) (bool, error) {
-	rows, err := tx.QueryContext(ctx, `
+func deleteNote(t *cachedTx, path string, changes *signChanges) (bool, error) {
+	rows, err := t.query(`
 		SELECT s.id FROM sections s JOIN notes n ON n.id = s.note_id
 		WHERE n.path = ?`, path)
 	if err != nil {
@@ -222,20 +209,20 @@ func deleteNote(ctx context.Context, tx *sql.Tx, path string, changes *signChang
 		return false, err
 	}
 	for _, id := range ids {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM vectors WHERE rowid = ?`, id); err != nil {
+		if err := t.exec(`DELETE FROM vectors WHERE rowid = ?`, id); err != nil {
 			return false, err
 		}
 		changes.remove(id)
-		if _, err := tx.ExecContext(ctx, `DELETE FROM words WHERE rowid = ?`, id); err != nil {
+		if err := t.exec(`DELETE FROM words WHERE rowid = ?`, id); err != nil {
 			return false, err
 		}
 	}
-	res, err := tx.ExecContext(ctx, `DELETE FROM notes WHERE path = ?`, path)
-	if err != nil {
-		return false, err
+	var noteID int64
+	err = t.queryRow(`DELETE FROM notes WHERE path = ? RETURNING id`, path).Scan(&noteID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
 	}
-	n, err := res.RowsAffected()
-	return n > 0, err
+	return err == nil, err
 }
 
 // RenameNote moves a note from one path to another with its sections and vectors: a file
@@ -248,11 +235,13 @@ func (s *Store) RenameNote(ctx context.Context, from, to string) error {
 	}
 	var changes signChanges
 	err := s.write(ctx, &changes, func(tx *sql.Tx) error {
-		if _, err := deleteNote(ctx, tx, to, &changes); err != nil {
+		t := newCachedTx(ctx, tx)
+		defer t.close()
+		if _, err := deleteNote(t, to, &changes); err != nil {
 			return err
 		}
 		var noteID int64
-		err := tx.QueryRowContext(ctx, `UPDATE notes SET path = ?, title = ? WHERE path = ? RETURNING id`,
+		err := t.queryRow(`UPDATE notes SET path = ?, title = ? WHERE path = ? RETURNING id`,
 			to, strings.TrimSuffix(path.Base(to), ".md"), from).Scan(&noteID)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
@@ -261,11 +250,11 @@ func (s *Store) RenameNote(ctx context.Context, from, to string) error {
 			return err
 		}
 		// The keyword index holds the title with every section: write them again.
-		_, err = tx.ExecContext(ctx, `DELETE FROM words WHERE rowid IN (SELECT id FROM sections WHERE note_id = ?)`, noteID)
+		err = t.exec(`DELETE FROM words WHERE rowid IN (SELECT id FROM sections WHERE note_id = ?)`, noteID)
 		if err != nil {
 			return err
 		}
-		return putWords(ctx, tx, noteID)
+		return putWords(t, noteID)
 	})
 	if err != nil {
 		return fmt.Errorf("rename %s to %s in the index: %w", from, to, err)
@@ -331,13 +320,13 @@ func normalizeTag(tag string) string {
 // tables hold, so that a note written and a note renamed are indexed alike. Each section's row
 // holds the note's title and aliases too: a query that names the note and a word of one
 // section finds that section.
-func putWords(ctx context.Context, tx *sql.Tx, noteID int64) error {
+func putWords(t *cachedTx, noteID int64) error {
 	var title, aliases string
-	err := tx.QueryRowContext(ctx, `SELECT title, aliases FROM notes WHERE id = ?`, noteID).Scan(&title, &aliases)
+	err := t.queryRow(`SELECT title, aliases FROM notes WHERE id = ?`, noteID).Scan(&title, &aliases)
 	if err != nil {
 		return err
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, text FROM sections WHERE note_id = ?`, noteID)
+	rows, err := t.query(`SELECT id, text FROM sections WHERE note_id = ?`, noteID)
 	if err != nil {
 		return err
 	}
@@ -358,16 +347,11 @@ func putWords(ctx context.Context, tx *sql.Tx, noteID int64) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	insert, err := tx.PrepareContext(ctx, `INSERT INTO words (rowid, title, aliases, heading, body) VALUES (?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer insert.Close()
 	titleWords, aliasWords := strings.Join(terms(title), " "), strings.Join(terms(aliases), " ")
 	for _, sec := range sections {
 		heading, body := splitSection(sec.text)
-		_, err := insert.ExecContext(ctx, sec.id, titleWords, aliasWords,
-			strings.Join(terms(heading), " "), strings.Join(terms(body), " "))
+		err := t.exec(`INSERT INTO words (rowid, title, aliases, heading, body) VALUES (?, ?, ?, ?, ?)`,
+			sec.id, titleWords, aliasWords, strings.Join(terms(heading), " "), strings.Join(terms(body), " "))
 		if err != nil {
 			return err
 		}
