@@ -21,11 +21,12 @@ import (
 // waits its turn and is applied after.
 //
 // The work is ordered by cost. Comparing reads no note unless its size or time changed (see
-// package reconcile). Deletions, renames and touched notes are a row or two each. The links of
-// the notes that changed come next: they need no model, so backlinks are complete before the
-// slow part, embedding, a batch at a time, while the server answers. A kill part-way loses
-// nothing but time, since each note is stored whole or not at all and the next start finds
-// the rest still to do.
+// package reconcile). Deletions, renames and touched notes are a row or two each. Then the slow
+// part, embedding the notes that changed, a batch at a time, while the server answers; their
+// links need no model and are stored meanwhile, so with a model slower than the database,
+// backlinks are complete long before the embedding is. A kill part-way loses nothing but
+// time, since each note is stored whole or not at all and the next start finds the rest still
+// to do.
 func (l *live) catchUp(ctx context.Context) {
 	cov := &l.ix.coverage
 	cov.set(phaseComparing, 0, 0)
@@ -132,6 +133,7 @@ type linkWork struct {
 	paths  []string // not stored yet
 	read   int      // in all
 	start  time.Time
+	done   bool         // every note's links are stored, or were tried
 	failed []failedNote // for catchUp to retry once indexNotes is done
 }
 
@@ -144,7 +146,7 @@ type failedNote struct {
 // were any. Once they are all stored, the graph holds every note: it says so in the log and in
 // coverage. A nil work (the graph could not be read) stores nothing.
 func (l *live) storeNextLinks(ctx context.Context, work *linkWork) bool {
-	if work == nil || work.start.IsZero() || ctx.Err() != nil {
+	if work == nil || work.done || ctx.Err() != nil {
 		return false
 	}
 	batch := work.paths[:min(linksBatch, len(work.paths))]
@@ -159,7 +161,7 @@ func (l *live) storeNextLinks(ctx context.Context, work *linkWork) bool {
 	if len(work.paths) == 0 {
 		l.ix.coverage.linksLoaded()
 		l.logger.Info("links up to date", "read", work.read, "took", time.Since(work.start).Round(time.Millisecond))
-		work.start = time.Time{} // done
+		work.done = true
 	}
 	return true
 }
