@@ -106,7 +106,7 @@ func appendWords(words []uint64, signs []byte, width int) []uint64 {
 // vectors_chunks holds the rowids of a chunk's 1024 slots (little-endian int64s) and a bitmap
 // of the slots in use; the row of vectors_vector_chunks00 with the same id holds their signs,
 // one after another. Fifty such rows hold 50,000 sections, where asking vec0 for each vector
-// (SELECT rowid, embedding FROM vectors) looks them up one at a time, fifty times slower.
+// (SELECT rowid, embedding FROM vectors) looks them up one at a time, over ten times slower.
 // This is sqlite-vec v0.1.6's own layout, not its interface: TestSignsLoaded checks it, so a
 // new version that changes it fails the tests rather than the searches.
 func (x *signIndex) load(ctx context.Context, db *sql.DB, dimension int) error {
