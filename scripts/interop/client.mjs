@@ -31,6 +31,9 @@ try {
     report.calls.push({ ...c, ...(await call(client, c)) });
   }
   report.unknownTool = await call(client, { tool: plan.unknownTool, arguments: {} });
+  if (client.getServerCapabilities()?.resources) {
+    report.resources = await resources(client, plan.resources);
+  }
   await client.close();
 } catch (err) {
   report.error = describe(err).message;
@@ -88,6 +91,32 @@ async function call(client, c) {
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+// resources lists the resource templates and the first page of resources, reads the URI the
+// plan names and then one that names no note, completes a path where the server offers
+// completions, and records what came back.
+async function resources(client, want) {
+  const got = {};
+  got.templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
+  const page = await client.listResources();
+  got.listed = page.resources.map((r) => r.uri);
+  got.nextCursor = page.nextCursor ?? "";
+  try {
+    got.read = (await client.readResource({ uri: want.read })).contents;
+  } catch (err) {
+    got.readError = describe(err);
+  }
+  try {
+    got.missing = { contents: (await client.readResource({ uri: want.missing })).contents };
+  } catch (err) {
+    got.missing = { error: describe(err) };
+  }
+  if (client.getServerCapabilities()?.completions) {
+    const ref = { type: "ref/resource", uri: got.templates[0] };
+    got.completed = (await client.complete({ ref, argument: { name: "path", value: want.complete } })).completion.values;
+  }
+  return got;
 }
 
 // describe keeps what a Go test can read of an error: the JSON-RPC code, when it is one, and

@@ -34,9 +34,24 @@ type suite struct {
 // revision. 0.1.16 speaks 2025-11-25 whatever the flag says.
 var suites = []*suite{
 	{alias: "conformance-2025", revision: "2025-11-25",
-		scenarios: []string{"server-initialize", "ping", "tools-list", "dns-rebinding-protection"}},
+		scenarios: []string{"server-initialize", "ping", "tools-list", "dns-rebinding-protection", "resources-list", "completion-complete",
+			"resources-subscribe", "resources-unsubscribe"}},
 	{alias: "conformance-2026", revision: "2026-07-28",
-		scenarios: []string{"server-stateless", "tools-list", "dns-rebinding-protection", "caching", "http-header-validation"}},
+		scenarios: []string{"server-stateless", "tools-list", "dns-rebinding-protection", "caching", "http-header-validation",
+			"resources-list", "sep-2164-resource-not-found", "completion-complete"}},
+}
+
+// needs names, for a scenario about one feature, what server/discover must declare for the
+// scenario to apply to a step: a step without resources has nothing for resources-list to
+// check. The other resource scenarios (resources-read-text, resources-templates-read) read
+// URIs only the suite's reference server has, such as test://static-text. completion-complete
+// completes a prompt's argument; with no prompts, the answer is no values, which it accepts.
+var needs = map[string]string{
+	"resources-list":              "resources",
+	"sep-2164-resource-not-found": "resources",
+	"completion-complete":         "completions",
+	"resources-subscribe":         "resources.subscribe",
+	"resources-unsubscribe":       "resources.subscribe",
 }
 
 // scenarioTimeout bounds one run of the suite; a scenario takes about a second here.
@@ -93,6 +108,10 @@ func TestConformance(t *testing.T) {
 			srv := startForConformance(t, root, node, step, bin)
 			for _, s := range suites {
 				for _, scenario := range s.scenarios {
+					if feature := needs[scenario]; feature != "" && srv.lacks(feature) == nil {
+						t.Logf("%s: not run, the step declares no %s", s.title(scenario), feature)
+						continue
+					}
 					srv.run(t, s, scenario, &ledger)
 				}
 			}

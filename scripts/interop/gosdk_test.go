@@ -71,7 +71,61 @@ func runGoSDK(ctx context.Context, s server, p plan) (report, error) {
 		}
 	}
 	r.UnknownTool = callGo(ctx, session, call{Tool: p.UnknownTool, Arguments: map[string]any{}})
+	if info.Capabilities != nil && info.Capabilities.Resources != nil {
+		r.Resources = resourcesGo(ctx, session, p.Resources, info.Capabilities.Completions != nil)
+	}
 	return r, nil
+}
+
+// resourcesGo does with the resources what client.mjs does: list the templates and the
+// first page of notes, read a note and a note that does not exist, and complete a path.
+func resourcesGo(ctx context.Context, session *mcp.ClientSession, p resourcesPlan, completes bool) *resourcesReport {
+	res := &resourcesReport{}
+	rpcErrorOf := func(err error) *rpcError {
+		var rpcErr *jsonrpc.Error
+		if errors.As(err, &rpcErr) {
+			return &rpcError{Code: int(rpcErr.Code), Message: rpcErr.Message}
+		}
+		return &rpcError{Message: err.Error()}
+	}
+	if templates, err := session.ListResourceTemplates(ctx, nil); err == nil {
+		for _, t := range templates.ResourceTemplates {
+			res.Templates = append(res.Templates, t.URITemplate)
+		}
+	}
+	if page, err := session.ListResources(ctx, nil); err == nil {
+		for _, r := range page.Resources {
+			res.Listed = append(res.Listed, r.URI)
+		}
+		res.NextCursor = page.NextCursor
+	}
+	contents := func(read *mcp.ReadResourceResult) (out []resourceContent) {
+		for _, c := range read.Contents {
+			out = append(out, resourceContent{URI: c.URI, MIMEType: c.MIMEType, Text: c.Text})
+		}
+		return out
+	}
+	if read, err := session.ReadResource(ctx, &mcp.ReadResourceParams{URI: p.Read}); err != nil {
+		res.ReadError = rpcErrorOf(err)
+	} else {
+		res.Read = contents(read)
+	}
+	if read, err := session.ReadResource(ctx, &mcp.ReadResourceParams{URI: p.Missing}); err != nil {
+		res.Missing.Error = rpcErrorOf(err)
+	} else {
+		res.Missing.Contents = contents(read)
+	}
+	if completes && len(res.Templates) > 0 {
+		res.Completed = []string{} // asked, even if nothing comes back
+		done, err := session.Complete(ctx, &mcp.CompleteParams{
+			Ref:      &mcp.CompleteReference{Type: "ref/resource", URI: res.Templates[0]},
+			Argument: mcp.CompleteParamsArgument{Name: "path", Value: p.Complete},
+		})
+		if err == nil {
+			res.Completed = append(res.Completed, done.Completion.Values...)
+		}
+	}
+	return res
 }
 
 // callGo runs one tools/call, repeated as client.mjs repeats a call with until.

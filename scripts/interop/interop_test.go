@@ -4,8 +4,10 @@
 // SDK's client (2026-07-28 by default). Each one connects over Streamable HTTP and, for the
 // steps that offer -transport stdio, over stdio, where it starts the server itself as Claude
 // Desktop would. Each lists the tools, calls every one with valid and with bad arguments
-// (tools_test.go), and calls a tool that does not exist; meanwhile the server must log nothing
-// at WARN or ERROR, since nothing went wrong.
+// (tools_test.go), and calls a tool that does not exist; on a step with resources, it lists
+// the template and the notes and reads a note and a missing one. Meanwhile the server must log
+// nothing at WARN or ERROR, since nothing went wrong. The MCP Inspector's CLI reads a note too
+// (inspector_test.go).
 //
 // The TypeScript clients run in client.mjs, one node process per step, transport and client;
 // the Go SDK runs in this process (gosdk_test.go). Both report the same way, checked here.
@@ -19,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -47,8 +50,17 @@ type server struct {
 // plan is what a client is to do after listing the tools: Calls, in order, for the tools the
 // server listed; then call UnknownTool.
 type plan struct {
-	Calls       []call `json:"calls"`
-	UnknownTool string `json:"unknownTool"`
+	Calls       []call        `json:"calls"`
+	UnknownTool string        `json:"unknownTool"`
+	Resources   resourcesPlan `json:"resources"`
+}
+
+// resourcesPlan is what a client reads, on a step that offers resources: a note's URI, and
+// a URI that names no note.
+type resourcesPlan struct {
+	Read     string `json:"read"`
+	Missing  string `json:"missing"`
+	Complete string `json:"complete"` // what the person has typed of a path, to complete
 }
 
 type call struct {
@@ -66,7 +78,28 @@ type report struct {
 	Tools           []string          `json:"tools"`
 	Calls           []answer          `json:"calls"`
 	UnknownTool     answer            `json:"unknownTool"`
-	Error           string            `json:"error"` // why the client gave up, if it did
+	Resources       *resourcesReport  `json:"resources"` // nil when the step offers none
+	Error           string            `json:"error"`     // why the client gave up, if it did
+}
+
+// resourcesReport is what a client saw of the resources.
+type resourcesReport struct {
+	Templates  []string          `json:"templates"`
+	Listed     []string          `json:"listed"` // the URIs on the first page
+	NextCursor string            `json:"nextCursor"`
+	Read       []resourceContent `json:"read"`
+	ReadError  *rpcError         `json:"readError"`
+	Missing    struct {
+		Contents []resourceContent `json:"contents"`
+		Error    *rpcError         `json:"error"`
+	} `json:"missing"`
+	Completed []string `json:"completed"` // nil when the step offers no completions
+}
+
+type resourceContent struct {
+	URI      string `json:"uri"`
+	MIMEType string `json:"mimeType"`
+	Text     string `json:"text"`
 }
 
 // answer is a call and what came back: a result, or a protocol error.
@@ -275,8 +308,17 @@ func testClient(t *testing.T, root, step, exe, transport string, c client) {
 	t.Error(msg)
 }
 
+// The sample vault's note that a client reads as a resource, and a line in it; and what a
+// person types of a path, and the note it completes to.
+const (
+	resourceURI  = "note:///Inbox/Seed%20swap%20at%20the%20library.md"
+	resourceText = "Seed swap"
+	typedPath    = "tomat"
+	completed    = "Garden/Tomatoes.md"
+)
+
 func newPlan(title string) plan {
-	p := plan{UnknownTool: "no_such_tool"}
+	p := plan{UnknownTool: "no_such_tool", Resources: resourcesPlan{Read: resourceURI, Missing: "note:///Garden/Potatoes.md", Complete: typedPath}}
 	for _, tc := range toolCases(title) {
 		good := call{Tool: tc.tool, Arguments: tc.args, Want: tc.want}
 		if tc.settle {
@@ -338,6 +380,40 @@ func check(r report, version string) (problems []string) {
 	// An unknown tool is a protocol error, not a tool error: -32602, invalid params.
 	if u := r.UnknownTool; u.Error == nil || u.Error.Code != -32602 {
 		add("calling a tool that does not exist: %s, want protocol error -32602", describe(u))
+	}
+	switch res := r.Resources; {
+	case res != nil:
+		problems = append(problems, res.check()...)
+	case slices.Contains(r.Tools, "get_note"): // every step that reads notes offers them
+		add("the client saw no resources capability, on a step that reads notes")
+	}
+	if slices.Contains(r.Tools, "get_backlinks") && (r.Resources == nil || r.Resources.Completed == nil) {
+		add("the client completed no path, on a step that knows every note's name") // from step 7
+	}
+	return problems
+}
+
+// check returns what is wrong with what a client saw of the resources, one line each.
+func (res *resourcesReport) check() (problems []string) {
+	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	if !slices.Equal(res.Templates, []string{"note:///{+path}"}) {
+		add("resources/templates/list = %q, want the one note template", res.Templates)
+	}
+	if !slices.Contains(res.Listed, resourceURI) || res.NextCursor != "" {
+		add("resources/list = %q (next cursor %q), want every note of the sample vault on one page", res.Listed, res.NextCursor)
+	}
+	markdown := slices.IndexFunc(res.Read, func(c resourceContent) bool { return c.MIMEType == "text/markdown" })
+	switch {
+	case res.ReadError != nil:
+		add("resources/read %s: protocol error %d %q, want the note", resourceURI, res.ReadError.Code, res.ReadError.Message)
+	case markdown < 0 || res.Read[markdown].URI != resourceURI || !strings.Contains(res.Read[markdown].Text, resourceText):
+		add("resources/read %s = %+v, want the note as text/markdown", resourceURI, res.Read)
+	}
+	if m := res.Missing; m.Error == nil || !strings.Contains(m.Error.Message, "not found") {
+		add("resources/read of a missing note = %+v, want an error that says it is not found", m)
+	}
+	if res.Completed != nil && (len(res.Completed) == 0 || res.Completed[0] != completed) {
+		add("completion/complete %q = %q, want %s first", typedPath, res.Completed, completed)
 	}
 	return problems
 }

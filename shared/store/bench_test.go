@@ -288,12 +288,7 @@ func BenchmarkSearch(b *testing.B) {
 					for len(index) < searchQueries {
 						ask(queries[len(index)%len(queries)])
 					}
-					p50, scanP50 := percentile(index, 50), percentile(scan, 50)
-					b.ReportMetric(ms(p50), "p50-ms")
-					b.ReportMetric(ms(percentile(index, 99)), "p99-ms")
-					b.ReportMetric(ms(scanP50), "scan-p50-ms")
-					b.ReportMetric(ms(percentile(scan, 99)), "scan-p99-ms")
-					b.ReportMetric(float64(p50)/float64(scanP50), "x-bound")
+					reportAgainstScan(b, index, scan)
 					b.ReportMetric(float64(found)/float64(searchQueries*k), "recall")
 				})
 			}
@@ -363,6 +358,17 @@ func percentile(latencies []time.Duration, p int) time.Duration {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// reportAgainstScan reports the latencies of the index and of the scan it is measured against,
+// each timed for the same queries, and their ratio at p50.
+func reportAgainstScan(b *testing.B, index, scan []time.Duration) {
+	p50, scanP50 := percentile(index, 50), percentile(scan, 50)
+	b.ReportMetric(ms(p50), "p50-ms")
+	b.ReportMetric(ms(percentile(index, 99)), "p99-ms")
+	b.ReportMetric(ms(scanP50), "scan-p50-ms")
+	b.ReportMetric(ms(percentile(scan, 99)), "scan-p99-ms")
+	b.ReportMetric(float64(p50)/float64(scanP50), "x-bound")
+}
 
 // BenchmarkPutNote writes 2,000 notes of five sections into an empty index, a transaction per
 // note, as the watcher does, and fifty notes a transaction, as a build does.
@@ -447,4 +453,86 @@ func BenchmarkOpen(b *testing.B) {
 		}
 		report(b, open)
 	})
+}
+
+// BenchmarkCompleteNotes times CompleteNotes, a person's typing completed to note paths, in an
+// index of 10,000 and 50,000 notes (two folders deep, a tenth with an alias), against the
+// same search over the same names held in memory as Go strings: the least a scan can cost.
+// Each query is three to six letters of a note's name, or of a folder's.
+func BenchmarkCompleteNotes(b *testing.B) {
+	sizes := []int{10000, 50000}
+	if testing.Short() {
+		sizes = sizes[:1]
+	}
+	words := strings.Fields("garden kitchen bread tomato soil compost rain barrel sensor sourdough " +
+		"starter planting calendar seed swap library reading notes project ideas meeting weekly " +
+		"review journal travel recipe budget health sleep running books film music")
+	for _, size := range sizes {
+		b.Run(fmt.Sprintf("notes=%d", size), func(b *testing.B) {
+			r := rand.New(rand.NewPCG(uint64(size), 2))
+			word := func() string { return words[r.IntN(len(words))] }
+			s, err := Open(b.Context(), filepath.Join(b.TempDir(), "index.db"), Config{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			if err := s.Reset(b.Context(), benchEmbedder); err != nil {
+				b.Fatal(err)
+			}
+			type names struct{ path, title, aliases string }
+			var all []names
+			var entries []Entry
+			for i := range size {
+				title := fmt.Sprintf("%s %s %d", word(), word(), i)
+				n := Note{Path: fmt.Sprintf("%s/%s %d/%s.md", word(), word(), i%97, title), Title: title}
+				if i%10 == 0 {
+					n.Aliases = []string{word() + " " + word()}
+				}
+				all = append(all, names{strings.ToLower(n.Path), strings.ToLower(title), strings.ToLower(strings.Join(n.Aliases, "\n"))})
+				entries = append(entries, Entry{Note: n})
+				if len(entries) == 500 || i == size-1 {
+					for _, err := range s.PutNotes(b.Context(), entries) {
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+					entries = entries[:0]
+				}
+			}
+			queries := make([]string, 200)
+			for i := range queries {
+				w := word()
+				queries[i] = w[:min(len(w), 3+r.IntN(4))]
+			}
+
+			var index, scan []time.Duration
+			ask := func(q string) {
+				start := time.Now()
+				if _, _, err := s.CompleteNotes(b.Context(), q, MaxCompletions); err != nil {
+					b.Fatal(err)
+				}
+				index = append(index, time.Since(start))
+				start = time.Now()
+				var found []string
+				for _, n := range all {
+					if strings.Contains(n.path, q) || strings.Contains(n.title, q) || strings.Contains(n.aliases, q) {
+						found = append(found, n.path)
+					}
+				}
+				slices.Sort(found)
+				scan = append(scan, time.Since(start))
+			}
+			for _, q := range queries[:searchQueries] { // warm the page cache
+				ask(q)
+			}
+			index, scan = index[:0], scan[:0]
+			for b.Loop() {
+				ask(queries[len(index)%len(queries)])
+			}
+			for len(index) < searchQueries {
+				ask(queries[len(index)%len(queries)])
+			}
+			reportAgainstScan(b, index, scan)
+		})
+	}
 }

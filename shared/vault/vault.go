@@ -13,6 +13,7 @@ package vault
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -337,16 +338,10 @@ func (v *Vault) walk(fn func(p string, d fs.DirEntry, info fs.FileInfo) error, s
 		if !isNote {
 			return nil
 		}
-		if d.Type().IsRegular() {
-			return fn(p, d, nil)
+		if info, ok := noteFile(fsys, p, d); ok {
+			return fn(p, d, info)
 		}
-		// A symbolic link (or something odd): list it only if it leads to a file inside the
-		// vault. fs.Stat goes through os.Root, which refuses the rest.
-		info, err := fs.Stat(fsys, p)
-		if err != nil || !info.Mode().IsRegular() {
-			return nil
-		}
-		return fn(p, d, info)
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("listing notes: %w", err)
@@ -356,6 +351,82 @@ func (v *Vault) walk(fn func(p string, d fs.DirEntry, info fs.FileInfo) error, s
 	v.skipped = skipped
 	return nil
 }
+
+// noteFile reports whether the entry d at p, named like a note, is one: a regular file, or a
+// symbolic link that leads to one inside the vault (fs.Stat goes through os.Root, which
+// refuses the rest). info is the link's target, and nil for a regular file.
+func noteFile(fsys fs.FS, p string, d fs.DirEntry) (info fs.FileInfo, ok bool) {
+	if d.Type().IsRegular() {
+		return nil, true
+	}
+	info, err := fs.Stat(fsys, p)
+	if err != nil || !info.Mode().IsRegular() {
+		return nil, false
+	}
+	return info, true
+}
+
+// NotesAfter returns one page of what Notes lists: the first n paths that sort after the
+// path after ("" for the first page), and whether more follow. A client pages through a
+// vault this way; a 50,000-note vault in one answer would be megabytes.
+//
+// It reads only the folders it needs, not the whole vault: Notes sorts by bytes, and a
+// folder's notes sort together, right after its name and a '/'. So a folder whose notes all
+// sort before after is passed over unread.
+func (v *Vault) NotesAfter(after string, n int) (page []string, more bool, err error) {
+	fsys := v.root.FS()
+	var visit func(dir string) error
+	visit = func(dir string) error {
+		entries, err := fs.ReadDir(fsys, cmp.Or(dir, "."))
+		if err != nil {
+			if dir == "" {
+				return fmt.Errorf("listing notes: %w", err)
+			}
+			return nil // unreadable or gone: Notes leaves it out too
+		}
+		// A folder's notes sort as its name plus '/' does: "a b.md" < "a/b.md" < "a.md/x"
+		// is byte order, not the order of the names alone.
+		key := func(d fs.DirEntry) string {
+			if d.IsDir() {
+				return d.Name() + "/"
+			}
+			return d.Name()
+		}
+		slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(key(a), key(b)) })
+		for _, d := range entries {
+			p := path.Join(dir, d.Name())
+			if clean, err := CleanPath(p); err != nil || clean != p || hidden(p) {
+				continue // a name no path can send, and so nothing under it either
+			}
+			if d.IsDir() {
+				// Enter a folder only if some of its notes may sort after after.
+				if k := p + "/"; strings.HasPrefix(after, k) || k > after {
+					if err := visit(p); err != nil {
+						return err
+					}
+				}
+			} else if p > after && strings.EqualFold(path.Ext(p), ".md") {
+				if _, ok := noteFile(fsys, p, d); ok {
+					page = append(page, p)
+				}
+			}
+			if len(page) > n {
+				return errPageFull
+			}
+		}
+		return nil
+	}
+	if err := visit(""); err != nil && err != errPageFull {
+		return nil, false, err
+	}
+	if len(page) > n {
+		return page[:n], true, nil
+	}
+	return page, false, nil
+}
+
+// errPageFull stops NotesAfter once it has found one note more than a page holds.
+var errPageFull = errors.New("page full")
 
 // hidden reports whether a name in p starts with a dot, as Obsidian's own folders do.
 func hidden(p string) bool {

@@ -289,6 +289,12 @@ func TestNotes(t *testing.T) {
 	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("Notes() = %q, %v\nwant %q", got, err, want)
 	}
+	// NotesAfter pages through the same list, whatever the page size.
+	for _, n := range []int{1, 2, 3, len(want) - 1, len(want), len(want) + 1} {
+		if paged := pages(t, v, n); !slices.Equal(paged, want) {
+			t.Errorf("NotesAfter, %d at a time = %q\nwant %q", n, paged, want)
+		}
+	}
 	for _, note := range got {
 		if clean, err := NotePath(note); clean != note || err != nil {
 			t.Errorf("NotePath(%q) = %q, %v; want it unchanged", note, clean, err)
@@ -321,6 +327,24 @@ func TestNotes(t *testing.T) {
 	}
 }
 
+// pages lists every note with NotesAfter, n at a time, checking that each page but the
+// last is full and says more follow.
+func pages(t *testing.T, v *Vault, n int) []string {
+	t.Helper()
+	var all []string
+	for after := ""; ; {
+		page, more, err := v.NotesAfter(after, n)
+		if err != nil || len(page) > n || more && len(page) < n {
+			t.Fatalf("NotesAfter(%q, %d) = %q, %v, %v", after, n, page, more, err)
+		}
+		all = append(all, page...)
+		if !more {
+			return all
+		}
+		after = page[len(page)-1]
+	}
+}
+
 // TestUnreadableFolder: a folder this process may not read, such as lost+found or another
 // user's folder, is left out of the listing and named with the reason; the rest is listed. As
 // root, whom permissions do not bind, it runs as the user nobody.
@@ -339,6 +363,9 @@ func TestUnreadableFolder(t *testing.T) {
 	}
 	if got := v.SkippedFolders(); !maps.Equal(got, skipped) {
 		t.Errorf("after Notes, SkippedFolders() = %q; want %q", got, skipped)
+	}
+	if paged := pages(t, v, 1); !slices.Equal(paged, want) {
+		t.Errorf("NotesAfter, one at a time = %q; want %q", paged, want)
 	}
 	infos, _, err := v.NoteInfos()
 	if err != nil || len(infos) != len(want) {
@@ -374,6 +401,9 @@ func TestGarden(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(notes, want) {
 		t.Errorf("Notes() =\n%q\nwant\n%q", notes, want)
+	}
+	if paged := pages(t, v, 7); !slices.Equal(paged, want) {
+		t.Errorf("NotesAfter, 7 at a time =\n%q\nwant\n%q", paged, want)
 	}
 	for _, note := range []string{"⏰ ToDo Lists.md", "⏰ Todo Lists/Obsidian Garden Todo.md", "👨‍👧‍👦 People/👨🏻‍🌾 Bob.md"} {
 		if !slices.Contains(notes, note) {

@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/ollama/ollama/api"
 
@@ -134,11 +135,22 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	index.ranking = *ranking
 	logger.Info("search", "min_score", index.floor)
 
-	mcpServer := server.NewMCPServer("vaultmcp", "0.7.0", server.WithToolCapabilities(false))
+	hooks := &server.Hooks{}
+	mcpServer := server.NewMCPServer("vaultmcp", "0.7.0",
+		server.WithToolCapabilities(false),
+		server.WithResourceCapabilities(false, false),
+		server.WithHooks(hooks),
+		server.WithCompletions(),
+		server.WithResourceCompletionProvider(&noteCompleter{db: db}),
+		// A client may keep the one template for an hour; the list of notes and a note's text
+		// can change with any save, so they keep mcp-go's default, 0: ask again each time.
+		server.WithMethodCacheHints(mcp.MethodResourcesTemplatesList, time.Hour.Milliseconds(), mcp.CacheScopePrivate),
+	)
 	// Check every call's arguments against the tool's inputSchema before the handler runs; a
 	// mismatch becomes an isError result, in a few words the model can read and act on.
 	mcpServer.Use(toolargs.Check(mcpServer))
 	addTools(mcpServer, notes, index)
+	addResources(mcpServer, hooks, notes, logger)
 
 	if *transport == "stdio" {
 		return serveStdio(ctx, mcpServer, stdin, stdout, logger)

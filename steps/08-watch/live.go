@@ -16,6 +16,7 @@ import (
 type live struct {
 	notes   *vault.Vault
 	ix      *index
+	events  *noteEvents // tells clients what changed
 	logger  *slog.Logger
 	changes chan watch.Change // from the watcher, and from retries
 
@@ -30,8 +31,8 @@ const (
 	maxRetry   = time.Minute
 )
 
-func newLive(notes *vault.Vault, ix *index, logger *slog.Logger) *live {
-	return &live{notes: notes, ix: ix, logger: logger, changes: make(chan watch.Change, 64), attempts: map[string]int{}}
+func newLive(notes *vault.Vault, ix *index, events *noteEvents, logger *slog.Logger) *live {
+	return &live{notes: notes, ix: ix, events: events, logger: logger, changes: make(chan watch.Change, 64), attempts: map[string]int{}}
 }
 
 // run applies changes until ctx ends.
@@ -50,7 +51,11 @@ func (l *live) apply(ctx context.Context, c watch.Change) {
 	start := time.Now()
 	switch c.Op {
 	case watch.Updated:
+		_, known, _ := l.ix.db.State(ctx, c.Path)
 		sections, err := l.ix.update(ctx, l.notes, c.Path)
+		if sections != -1 { // -1: the same text as before, nothing to tell
+			l.events.changed(c.Path, !known)
+		}
 		if err != nil {
 			l.retryLater(ctx, c.Path, err)
 			return
@@ -60,6 +65,7 @@ func (l *live) apply(ctx context.Context, c watch.Change) {
 			l.logger.Info("reindexed", "path", c.Path, "sections", sections, "took", time.Since(start).Round(time.Millisecond))
 		}
 	case watch.Removed:
+		l.events.changed(c.Path, true)
 		if err := l.ix.remove(ctx, c.Path); err != nil {
 			l.logger.Error("cannot remove a note from the index", "path", c.Path, "err", err)
 			return

@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/ollama/ollama/api"
 
@@ -140,9 +141,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 
 	// Two goroutines keep the index current: the watcher, and the worker that applies its
-	// changes. Deferred in this order, they are stopped, then waited for, before the
+	// changes and tells clients of them, through mcp-go's hooks, which the MCP server below
+	// is given. Deferred in this order, they are stopped, then waited for, before the
 	// database closes.
-	updates := newLive(notes, index, logger)
+	hooks := &server.Hooks{}
+	updates := newLive(notes, index, newNoteEvents(hooks, logger), logger)
 	workCtx, stopWork := context.WithCancel(ctx)
 	var workers sync.WaitGroup
 	defer workers.Wait()
@@ -165,18 +168,30 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	index.ranking = *ranking
 	logger.Info("search", "min_score", index.floor)
 
-	mcpServer := server.NewMCPServer("vaultmcp", "0.8.0", server.WithToolCapabilities(false))
+	mcpServer := server.NewMCPServer("vaultmcp", "0.8.0",
+		server.WithToolCapabilities(false),
+		server.WithResourceCapabilities(true, true), // clients may follow a note, and hear the list change
+		server.WithHooks(hooks),
+		server.WithCompletions(),
+		server.WithResourceCompletionProvider(&noteCompleter{db: db}),
+		// A client may keep the one template for an hour; the list of notes and a note's text
+		// can change with any save, so they keep mcp-go's default, 0: ask again each time.
+		server.WithMethodCacheHints(mcp.MethodResourcesTemplatesList, time.Hour.Milliseconds(), mcp.CacheScopePrivate),
+	)
 	// Check every call's arguments against the tool's inputSchema before the handler runs; a
 	// mismatch becomes an isError result, in a few words the model can read and act on.
 	mcpServer.Use(toolargs.Check(mcpServer))
 	addTools(mcpServer, notes, index)
+	addResources(mcpServer, hooks, notes, logger)
 
 	if *transport == "stdio" {
 		return serveStdio(ctx, mcpServer, stdin, stdout, logger)
 	}
 
-	// Stateless: no session ids, every POST stands alone, just as in step 1. This server never
-	// sends anything unasked, so GET, which would open that stream, is refused with 405.
+	// Stateless: no session ids, every POST stands alone, just as in step 1. A 2026-07-28
+	// client hears of changes on the stream its subscriptions/listen POST opens; the 2025
+	// stream, opened with GET, belongs to a session, which a stateless server does not keep,
+	// so GET is refused with 405.
 	mcpHandler := server.NewStreamableHTTPServer(mcpServer,
 		server.WithStateLess(true),
 		server.WithDisableStreaming(true),

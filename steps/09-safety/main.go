@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/ollama/ollama/api"
 
@@ -116,8 +117,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	// whoever else is using it. So the MCP server is made now, its tools once there is an
 	// index for them, and the wall is built on the listener it guards. Requests wait in the
 	// listener's queue until the index is built and the server answers them.
+	hooks := &server.Hooks{}
+	names := &noteCompleter{} // its index is opened below
 	mcpServer := server.NewMCPServer("vaultmcp", "0.9.0",
 		server.WithToolCapabilities(false),
+		server.WithResourceCapabilities(true, true), // clients may follow a note, and hear the list change
+		server.WithHooks(hooks),
+		server.WithCompletions(),
+		server.WithResourceCompletionProvider(names),
+		// A client may keep the one template for an hour; the list of notes and a note's text
+		// can change with any save, so they keep mcp-go's default, 0: ask again each time.
+		server.WithMethodCacheHints(mcp.MethodResourcesTemplatesList, time.Hour.Milliseconds(), mcp.CacheScopePrivate),
 		// An argument the schema does not name is refused too: a model that invents one
 		// learns at once that it does nothing.
 		server.WithStrictInputSchemaDefault(),
@@ -159,6 +169,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	defer db.Close()
 	logger.Info("index", "db", db.Path())
+	names.db = db
 
 	// Watch before indexing: a note changed while the index is built is not lost. Its change
 	// waits in the watcher and is applied once the index is ready.
@@ -181,7 +192,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	// Two goroutines keep the index current: the watcher, and the worker that applies its
 	// changes. Deferred in this order, they are stopped, then waited for, before the
 	// database closes.
-	updates := newLive(notes, index, logger)
+	updates := newLive(notes, index, newNoteEvents(hooks, logger), logger)
 	workCtx, stopWork := context.WithCancel(ctx)
 	var workers sync.WaitGroup
 	defer workers.Wait()
@@ -204,6 +215,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	index.ranking = *ranking
 	logger.Info("search", "min_score", index.floor)
 	addTools(mcpServer, notes, index, newNotes)
+	addResources(mcpServer, hooks, notes, logger)
 
 	if *transport == "stdio" {
 		return serveStdio(ctx, mcpServer, stdin, stdout, logger)
