@@ -104,6 +104,13 @@ type Options struct {
 	Debounce time.Duration
 	// Logger is told what the watcher saw and what went wrong. Nil means no logging.
 	Logger *slog.Logger
+	// Mode says how to notice changes. Zero means Auto.
+	Mode Mode
+	// PollEvery is the interval between two passes when polling. Zero means one chosen from
+	// the time a pass takes.
+	PollEvery time.Duration
+
+	add func(folder string) error // in tests, a failure where watches are added
 }
 
 // A Watcher watches a vault for changes to its notes. Create one with New, start it with Run,
@@ -113,6 +120,11 @@ type Watcher struct {
 	root *os.Root // the vault folder, which settle asks about notes the way vault.Vault does
 	fsw  *fsnotify.Watcher
 	log  *slog.Logger
+	add  func(folder string) error // fsw.Add, or a failure a test injects
+
+	mode      Mode          // as asked
+	pollEvery time.Duration // as asked; 0 to choose
+	poll      polling       // how changes are noticed, and the state of polling
 
 	// Only Run touches these once New has returned.
 	folders map[string]bool // watched folders, vault-relative; "." is the vault
@@ -145,21 +157,54 @@ func New(dir string, opts Options) (*Watcher, error) {
 	}
 	window := cmp.Or(opts.Debounce, DefaultDebounce)
 	w := &Watcher{
-		dir:     abs,
-		root:    root,
-		fsw:     fsw,
-		log:     cmp.Or(opts.Logger, slog.New(slog.DiscardHandler)),
-		folders: make(map[string]bool),
-		notes:   make(map[string]bool),
-		pending: newDebouncer(window),
-		outbox:  outbox{paths: make(map[string]bool)},
+		dir:       abs,
+		root:      root,
+		fsw:       fsw,
+		add:       fsw.Add,
+		log:       cmp.Or(opts.Logger, slog.New(slog.DiscardHandler)),
+		mode:      cmp.Or(opts.Mode, Auto),
+		pollEvery: opts.PollEvery,
+		folders:   make(map[string]bool),
+		notes:     make(map[string]bool),
+		pending:   newDebouncer(window),
+		outbox:    outbox{paths: make(map[string]bool)},
 	}
-	if err := w.watchAll(); err != nil {
+	if opts.add != nil {
+		w.add = opts.add
+	}
+	if err := w.start(); err != nil {
 		w.Close()
 		return nil, err
 	}
-	w.log.Info("watching the vault", "dir", abs, "folders", len(w.folders), "notes", len(w.notes), "debounce", window)
+	w.log.Info("watching the vault", "dir", abs, "noticing", w.Noticing().Mode, "folders", len(w.folders), "notes", len(w.notes), "debounce", window)
 	return w, nil
+}
+
+// start watches the vault with events, or polls it: as asked, or, in Auto, when the vault
+// needs more watches than the budget allows or the system refuses one.
+func (w *Watcher) start() error {
+	w.poll.now = Noticing{Mode: Events}
+	switch w.mode {
+	case Poll:
+		return w.startPolling("polling was asked for")
+	case Auto:
+		if fs := eventless(w.dir); fs != "" {
+			return w.startPolling(fmt.Sprintf("the vault is on %s, which does not report changes made elsewhere", fs))
+		}
+		if budget, what := watchBudget(); budget > 0 {
+			if need := w.watchesNeeded(); need > budget {
+				return w.startPolling(fmt.Sprintf("the vault needs %d watches, more than %s (%d)", need, what, budget))
+			}
+		}
+	case Events:
+	default:
+		return fmt.Errorf("watch mode %q: use auto, events or poll", w.mode)
+	}
+	err := w.watchAll()
+	if err != nil && w.mode == Auto && cannotWatch(err) {
+		return w.startPolling(fmt.Sprintf("the system refused a watch (%v)", err))
+	}
+	return err
 }
 
 // Run sends changes on the channel until ctx is cancelled or the Watcher is closed, and then
@@ -209,6 +254,8 @@ func (w *Watcher) Run(ctx context.Context, changes chan<- Change) error {
 				return nil
 			}
 			w.recover(err)
+		case <-w.ticks():
+			w.pollOnce()
 		case now := <-wake:
 			for _, p := range w.pending.quiet(now) {
 				c := w.settle(p)
@@ -225,6 +272,11 @@ func (w *Watcher) Run(ctx context.Context, changes chan<- Change) error {
 // while Run runs, which then returns.
 func (w *Watcher) Close() error {
 	w.closeOnce.Do(func() {
+		w.poll.mu.Lock()
+		if w.poll.ticker != nil {
+			w.poll.ticker.Stop()
+		}
+		w.poll.mu.Unlock()
 		w.closeErr = errors.Join(w.fsw.Close(), w.root.Close())
 	})
 	return w.closeErr
@@ -232,6 +284,9 @@ func (w *Watcher) Close() error {
 
 // handle turns one event into paths waiting to settle.
 func (w *Watcher) handle(ev fsnotify.Event) error {
+	if w.poll.ticker != nil {
+		return nil // an event from before polling began; the passes see what it says
+	}
 	rel, err := filepath.Rel(w.dir, ev.Name)
 	if err != nil {
 		return nil // not under the vault; fsnotify names only paths under the watched folders
@@ -256,7 +311,11 @@ func (w *Watcher) handle(ev fsnotify.Event) error {
 		// link to a folder is not followed: vault.Notes does not enter those either.
 		if info, err := w.root.Lstat(filepath.FromSlash(rel)); err == nil && info.IsDir() {
 			w.log.Debug("new folder", "path", rel)
-			if err := w.scan(rel, w.pend); err != nil {
+			err := w.scan(rel, w.pend)
+			switch {
+			case err != nil && w.mode == Auto && cannotWatch(err):
+				return w.startPolling(fmt.Sprintf("the system refused a watch (%v)", err))
+			case err != nil:
 				w.log.Error("a new folder is not watched in full; changes in it may be seen only at the next start", "err", err)
 			}
 			return nil
@@ -332,7 +391,7 @@ func (w *Watcher) scan(top string, found func(note string)) error {
 				return fs.SkipDir
 			}
 		case d.IsDir():
-			if err := w.fsw.Add(w.abs(p)); err != nil {
+			if err := w.add(w.abs(p)); err != nil {
 				if !errors.Is(err, fs.ErrNotExist) {
 					fail(p, watchError(p, err))
 				}
@@ -394,7 +453,12 @@ func (w *Watcher) recover(err error) {
 	} else {
 		w.log.Warn("the file watcher failed; rescanning the vault", "err", err)
 	}
-	if err := w.watchAll(); err != nil {
+	err = w.watchAll()
+	switch {
+	case err != nil && w.mode == Auto && cannotWatch(err):
+		err = w.startPolling(fmt.Sprintf("the system refused a watch (%v)", err))
+	}
+	if err != nil {
 		w.log.Error("the vault is not watched in full; changes in it may be seen only at the next start", "err", err)
 	}
 	w.outbox.push(Change{Op: Rescan})

@@ -40,6 +40,7 @@ type testVault struct {
 	dir      string
 	w        *Watcher
 	debounce time.Duration
+	opts     Options // besides the debounce and the logger
 	changes  chan Change
 }
 
@@ -66,7 +67,9 @@ func newTestVault(t *testing.T, debounce time.Duration, notes ...string) *testVa
 func (v *testVault) watch() {
 	t := v.t
 	t.Helper()
-	w, err := New(v.dir, Options{Debounce: v.debounce, Logger: testLogger(t)})
+	opts := v.opts
+	opts.Debounce, opts.Logger = v.debounce, testLogger(t)
+	w, err := New(v.dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

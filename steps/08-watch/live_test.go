@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -71,10 +72,25 @@ func backlinksOf(t *testing.T, url, path string) []string {
 
 // TestEditsReachSearchAndBacklinks makes the edits a user makes in Obsidian while the server
 // runs, and checks that search and backlinks follow each one.
+// TestEditsReachSearchAndBacklinks: creates, edits, renames, folder moves and deletes reach
+// search and the link graph, noticed by file events and, as where the system cannot give
+// them, by polling.
 func TestEditsReachSearchAndBacklinks(t *testing.T) {
+	for _, mode := range []string{"events", "poll"} {
+		t.Run(mode, func(t *testing.T) { editsReachSearchAndBacklinks(t, mode) })
+	}
+}
+
+func editsReachSearchAndBacklinks(t *testing.T, mode string) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "Garden", "Compost.md"), "# Compost\n\nBrown and green layers.")
-	url := startServer(t, dir, "-embedder", "offline")
+	url := startServer(t, dir, "-embedder", "offline", "-watch", mode)
+	text, _ := call(t, url, "index_status", map[string]any{})
+	var status struct{ Changes string }
+	if json.Unmarshal([]byte(text), &status) != nil || mode == "events" && status.Changes != "file events" ||
+		mode == "poll" && !strings.HasPrefix(status.Changes, "polling every 2s: polling was asked for") {
+		t.Errorf("with -watch %s, index_status says the changes are noticed by %q", mode, status.Changes)
+	}
 
 	// A new note, in a new folder, linking to an old one.
 	write(t, filepath.Join(dir, "Garden", "Beds", "Kohlrabi.md"), "# Kohlrabi\n\nHarvest kohlrabi at tennis-ball size; mulch with [[Compost]].")

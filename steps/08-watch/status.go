@@ -25,6 +25,7 @@ type statusJSON struct {
 	Model      string            `json:"model"`
 	Dimensions int               `json:"dimensions"`
 	NotIndexed map[string]string `json:"notIndexed"` // path → why
+	Changes    string            `json:"changes"`    // how edits are noticed: file events, or polling and why
 }
 
 func indexStatus(ix *index) server.ToolHandlerFunc {
@@ -37,6 +38,9 @@ func indexStatus(ix *index) server.ToolHandlerFunc {
 			Notes: stats.Notes, Sections: stats.Sections,
 			Embedder: stats.Embedder.Name, Model: stats.Embedder.Model, Dimensions: stats.Embedder.Dimension,
 			NotIndexed: map[string]string{},
+		}
+		if ix.noticing != nil {
+			out.Changes = ix.noticing().String()
 		}
 		for path, err := range ix.failed.snapshot() {
 			out.NotIndexed[path] = err.Error()

@@ -19,17 +19,19 @@ import (
 	"vaultmcp/shared/progress"
 	"vaultmcp/shared/store"
 	"vaultmcp/shared/vault"
+	"vaultmcp/shared/watch"
 )
 
 // index is the search index: the database, and the embedder its vectors came from.
 type index struct {
 	embedder embed.Embedder
 	db       *store.Store
-	graph    *links.Stored // who links to whom, kept in the index so that a restart finds it there
-	failed   failures      // notes that could not be indexed, and why
-	floor    float64       // search results scoring below this are not matches
-	ranking  string        // how search ranks: rankHybrid, rankKeyword or rankVector
-	coverage coverage      // how much of the vault the index holds while it catches up
+	graph    *links.Stored         // who links to whom, kept in the index so that a restart finds it there
+	failed   failures              // notes that could not be indexed, and why
+	floor    float64               // search results scoring below this are not matches
+	ranking  string                // how search ranks: rankHybrid, rankKeyword or rankVector
+	coverage coverage              // how much of the vault the index holds while it catches up
+	noticing func() watch.Noticing // how the watcher notices edits: events, or polling and why
 }
 
 // failures are the notes that could not be indexed. The watcher's worker writes them while

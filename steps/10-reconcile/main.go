@@ -68,6 +68,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		"the least score a search result needs; env VAULTMCP_MIN_SCORE; unset, one chosen for the embedder")
 	ranking := flags.String("rank", cmp.Or(getenv("VAULTMCP_RANK"), rankHybrid),
 		"how search ranks notes: hybrid (words and meaning), keyword or vector; env VAULTMCP_RANK")
+	watchMode := flags.String("watch", cmp.Or(getenv("VAULTMCP_WATCH"), string(watch.Auto)),
+		"how edits are noticed: auto (file events, or polling where the system cannot give them), events, or poll; env VAULTMCP_WATCH")
 	dbPath := flags.String("db", getenv("VAULTMCP_DB"), "the index database file, outside the vault; env VAULTMCP_DB; unset, one in your cache directory")
 	if err := flags.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -184,7 +186,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 
 	// Watch before catching up: a note changed meanwhile is not lost. Its change waits in
 	// the watcher and is applied after the catch-up, by the same worker.
-	watcher, err := watch.New(*vaultDir, watch.Options{Logger: logger})
+	watcher, err := watch.New(*vaultDir, watch.Options{Logger: logger, Mode: watch.Mode(*watchMode)})
 	if err != nil {
 		return err
 	}
@@ -194,6 +196,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	// up with the disk and then applies the watcher's changes. The server answers while they
 	// work. Deferred in this order, they are stopped, then waited for, before the database
 	// closes.
+	index.noticing = watcher.Noticing // for index_status: only the watcher knows
 	updates := newLive(notes, index, newNoteEvents(hooks, logger), logger)
 	workCtx, stopWork := context.WithCancel(ctx)
 	var workers sync.WaitGroup

@@ -34,6 +34,7 @@ type statusJSON struct {
 	RebuiltAt      string            `json:"rebuiltAt"` // RFC 3339; "" when no rebuild was recorded
 	RebuiltBecause string            `json:"rebuiltBecause"`
 	NotIndexed     map[string]string `json:"notIndexed"` // path → why
+	Changes        string            `json:"changes"`    // how edits are noticed: file events, or polling and why
 	// Folders the server may not read (lost+found, another user's folder), as the latest
 	// listing of the vault found them: folder → why. Their notes are not indexed.
 	SkippedFolders map[string]string `json:"skippedFolders,omitempty"`
@@ -57,6 +58,9 @@ func indexStatus(ix *index, notes *vault.Vault) server.ToolHandlerFunc {
 		}
 		if out.State, out.UpToDate, out.VaultNotes = ix.coverage.get(); out.State != phaseIndexing {
 			out.UpToDate, out.VaultNotes = 0, 0
+		}
+		if ix.noticing != nil {
+			out.Changes = ix.noticing().String()
 		}
 		for path, err := range ix.failed.snapshot() {
 			out.NotIndexed[path] = err.Error()

@@ -1,0 +1,79 @@
+package watch
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// testPollEvery keeps polling tests quick; a real interval is seconds.
+const testPollEvery = 100 * time.Millisecond
+
+// changesByPolling runs the changes of a person's day against a Watcher that polls, and
+// checks that each comes out as events would give it.
+func changesByPolling(t *testing.T, v *testVault) {
+	t.Helper()
+	v.quiet()
+	v.write("New.md", "# New")
+	v.expect(updated("New.md"))
+	v.write("New.md", "# New, edited")
+	v.expect(updated("New.md"))
+	v.rename("New.md", "Renamed.md")
+	v.expect(removed("New.md"), updated("Renamed.md"))
+	v.removeAll("Renamed.md")
+	v.expect(removed("Renamed.md"))
+	v.rename("Folder", "Moved/Folder")
+	v.expect(removed("Folder/a.md"), removed("Folder/Sub/b.md"), updated("Moved/Folder/a.md"), updated("Moved/Folder/Sub/b.md"))
+	v.write(".obsidian/workspace.md", "not a note")
+	v.write("Moved/Folder/image.png", "not a note")
+	v.quiet()
+}
+
+func TestPolling(t *testing.T) {
+	t.Parallel()
+	v := newTestVault(t, testDebounce, "Old.md", "Folder/a.md", "Folder/Sub/b.md")
+	v.mkdirAll("Moved")
+	v.opts = Options{Mode: Poll, PollEvery: testPollEvery}
+	v.watch()
+	if n := v.w.Noticing(); n.Mode != Poll || n.Every != testPollEvery || n.Why != "polling was asked for" {
+		t.Errorf("Noticing() = %+v, want polling every %v, as asked", n, testPollEvery)
+	}
+	changesByPolling(t, v)
+}
+
+// TestAutoPollsWhenRefused: a watch the system refuses (EMFILE: no descriptor left) turns an
+// Auto watcher to polling, and every change still comes out.
+func TestAutoPollsWhenRefused(t *testing.T) {
+	t.Parallel()
+	v := newTestVault(t, testDebounce, "Old.md", "Folder/a.md", "Folder/Sub/b.md")
+	v.mkdirAll("Moved")
+	var added atomic.Int32
+	v.opts = Options{PollEvery: testPollEvery, add: func(string) error {
+		if added.Add(1) > 2 {
+			return fmt.Errorf("add: %w", syscall.EMFILE)
+		}
+		return nil
+	}}
+	v.watch()
+	if n := v.w.Noticing(); n.Mode != Poll || !strings.Contains(n.Why, "the system refused a watch") {
+		t.Errorf("Noticing() = %+v, want polling because a watch was refused", n)
+	}
+	changesByPolling(t, v)
+}
+
+// TestEventsDoesNotPoll: with Events, a refused watch fails, as it did before polling.
+func TestEventsDoesNotPoll(t *testing.T) {
+	t.Parallel()
+	v := newTestVault(t, testDebounce, "Folder/a.md")
+	_, err := New(v.dir, Options{Mode: Events, add: func(string) error { return syscall.ENOSPC }})
+	if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "fs.inotify.max_user_watches") {
+		t.Errorf("New with Events and a refused watch: %v, want the error and what to raise", err)
+	}
+	if _, err := New(v.dir, Options{Mode: "sometimes"}); err == nil {
+		t.Error("New with an unknown mode: no error")
+	}
+}
