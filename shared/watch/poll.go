@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -26,14 +27,19 @@ const (
 	Poll Mode = "poll"
 )
 
-// Polling's pace: a pass costs what one walk-and-stat of the vault costs, and the interval
-// is pollCostShare times that, so polling takes at most 1/pollCostShare of one core: 0.5%.
-// A change shows within the interval and the debounce window; for a vault whose pass takes
-// longer than 10 ms, that is longer than minPollEvery.
+// Polling's pace. A full pass walks the vault and stats every note; the interval between two
+// is pollCostShare passes, so full passes take 1/pollCostShare of one core, 0.5%: at 50,000
+// notes, half a second every 100 s. In between, every quickEvery, a quick pass stats only the
+// folders and the notes that changed lately (hot for hotFor), in well under a millisecond. A
+// note made, deleted or renamed changes its folder's time, which sends the quick pass to a
+// full one; an edit to a note being worked on is seen by the quick pass. Only the first edit
+// of a note left alone for an hour waits for the next full pass.
 const (
 	pollCostShare = 200
 	minPollEvery  = 2 * time.Second
-	maxPollEvery  = time.Minute
+	maxPollEvery  = 5 * time.Minute
+	quickEvery    = 2 * time.Second
+	hotFor        = time.Hour
 )
 
 // Noticing says how a Watcher notices changes, for a status report.
@@ -60,8 +66,13 @@ type stamp struct {
 type polling struct {
 	mu     sync.Mutex // guards now and ticker, which Noticing and Close use from other goroutines
 	now    Noticing
-	ticker *time.Ticker     // nil while events are used; only Run's goroutine sets it after New
-	stamps map[string]stamp // the notes at the last pass
+	ticker *time.Ticker // nil while events are used; only Run's goroutine sets it after New
+
+	stamps   map[string]stamp     // the notes at the last look
+	folders  map[string]time.Time // every folder and its time, at the last full pass
+	hot      map[string]time.Time // notes that changed lately, and when
+	lastFull time.Time
+	quick    time.Duration // between two quick passes: quickEvery
 }
 
 // Noticing says how the Watcher notices changes now. It is safe to call at any time.
@@ -85,7 +96,7 @@ func (w *Watcher) startPolling(why string) error {
 	}
 	clear(w.folders)
 	start := time.Now()
-	stamps, err := w.stamps()
+	stamps, folders, err := w.snapshot()
 	if err != nil {
 		return err
 	}
@@ -94,17 +105,18 @@ func (w *Watcher) startPolling(why string) error {
 	if every == 0 {
 		every = min(max(pollCostShare*pass, minPollEvery), maxPollEvery)
 	}
-	w.poll.stamps = stamps
+	w.poll.stamps, w.poll.folders, w.poll.hot, w.poll.lastFull = stamps, folders, map[string]time.Time{}, start
 	clear(w.notes)
 	for p := range stamps {
 		w.notes[p] = true
 	}
 	w.poll.mu.Lock()
 	w.poll.now = Noticing{Mode: Poll, Every: every, Why: why}
+	tick := min(w.poll.quick, every)
 	if w.poll.ticker == nil {
-		w.poll.ticker = time.NewTicker(every)
+		w.poll.ticker = time.NewTicker(tick)
 	} else {
-		w.poll.ticker.Reset(every)
+		w.poll.ticker.Reset(tick)
 	}
 	w.poll.mu.Unlock()
 	// Asked for, it is news; forced by the system, it is a warning: edits show seconds late.
@@ -125,31 +137,78 @@ func (w *Watcher) ticks() <-chan time.Time {
 	return w.poll.ticker.C
 }
 
-// pollOnce compares the notes on disk with the last pass, and holds every note that
-// appeared, went or changed size or time until it is quiet, as an event would. A folder
-// moved shows as its notes gone from one place and new in another.
+// pollOnce runs a full pass when one is due, or when a folder's time says that notes were
+// made, removed or renamed in it; otherwise it looks at the notes that changed lately.
 func (w *Watcher) pollOnce() {
-	stamps, err := w.stamps()
+	now := time.Now()
+	if now.Sub(w.poll.lastFull) >= w.Noticing().Every || w.foldersChanged() {
+		w.fullPass(now)
+		return
+	}
+	for p, at := range w.poll.hot {
+		if now.Sub(at) > hotFor {
+			delete(w.poll.hot, p)
+			continue
+		}
+		var s stamp // zero: gone
+		if info, err := fs.Stat(w.root.FS(), p); err == nil && info.Mode().IsRegular() {
+			s = stamp{info.Size(), info.ModTime()}
+		}
+		if s != w.poll.stamps[p] {
+			w.changedByPolling(p, now)
+			if s == (stamp{}) {
+				delete(w.poll.stamps, p)
+			} else {
+				w.poll.stamps[p] = s
+			}
+		}
+	}
+}
+
+// foldersChanged reports whether any folder's time differs from the last full pass.
+func (w *Watcher) foldersChanged() bool {
+	for f, at := range w.poll.folders {
+		info, err := w.root.Stat(filepath.FromSlash(f))
+		if err != nil || !info.ModTime().Equal(at) {
+			return true
+		}
+	}
+	return false
+}
+
+// fullPass compares every note on disk with the last look, and holds every note that
+// appeared, went or changed size or time until it is quiet, as an event would. A folder moved
+// shows as its notes gone from one place and new in another.
+func (w *Watcher) fullPass(now time.Time) {
+	stamps, folders, err := w.snapshot()
 	if err != nil {
 		w.log.Error("polling the vault failed; trying again at the next pass", "err", err)
 		return
 	}
 	for p, s := range stamps {
 		if old, ok := w.poll.stamps[p]; !ok || old != s {
-			w.pend(p)
+			w.changedByPolling(p, now)
 		}
 	}
 	for p := range w.poll.stamps {
 		if _, ok := stamps[p]; !ok {
-			w.pend(p)
+			w.changedByPolling(p, now)
 		}
 	}
-	w.poll.stamps = stamps
+	w.poll.stamps, w.poll.folders, w.poll.lastFull = stamps, folders, now
 }
 
-// stamps lists every note in the vault with its size and time, as vault.NoteInfos does.
-func (w *Watcher) stamps() (map[string]stamp, error) {
-	stamps := map[string]stamp{}
+// changedByPolling holds p until it is quiet, as an event would, and keeps an eye on it in
+// the quick passes.
+func (w *Watcher) changedByPolling(p string, now time.Time) {
+	w.poll.hot[p] = now
+	w.pend(p)
+}
+
+// snapshot lists every note in the vault with its size and time, as vault.NoteInfos does,
+// and every folder with its time.
+func (w *Watcher) snapshot() (map[string]stamp, map[string]time.Time, error) {
+	stamps, folders := map[string]stamp{}, map[string]time.Time{}
 	err := fs.WalkDir(w.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		switch {
 		case p == "." && err != nil:
@@ -159,6 +218,10 @@ func (w *Watcher) stamps() (map[string]stamp, error) {
 		case p != "." && !visible(p):
 			if d.IsDir() {
 				return fs.SkipDir
+			}
+		case d.IsDir():
+			if info, err := d.Info(); err == nil {
+				folders[p] = info.ModTime()
 			}
 		case isNote(p):
 			info, err := d.Info()
@@ -172,7 +235,7 @@ func (w *Watcher) stamps() (map[string]stamp, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("listing the vault's notes: %w", err)
+		return nil, nil, fmt.Errorf("listing the vault's notes: %w", err)
 	}
-	return stamps, nil
+	return stamps, folders, nil
 }

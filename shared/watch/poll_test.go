@@ -77,3 +77,26 @@ func TestEventsDoesNotPoll(t *testing.T) {
 		t.Error("New with an unknown mode: no error")
 	}
 }
+
+// TestPollingQuickPasses: between two full passes, a quick pass sees what a person does: a
+// note made, renamed or deleted (its folder's time changes), and every edit of a note that
+// changed lately. The first edit of a note left alone waits for the next full pass.
+func TestPollingQuickPasses(t *testing.T) {
+	t.Parallel()
+	v := newTestVault(t, testDebounce, "Old.md", "Folder/a.md")
+	v.opts = Options{Mode: Poll, PollEvery: time.Hour, quick: testPollEvery}
+	v.watch()
+	v.quiet()
+	v.write("Folder/New.md", "# New")
+	v.expect(updated("Folder/New.md"))
+	v.write("Folder/New.md", "# New, edited")
+	v.expect(updated("Folder/New.md"))
+	v.write("Folder/New.md", "# New, edited again")
+	v.expect(updated("Folder/New.md"))
+	v.rename("Folder/New.md", "Folder/Renamed.md")
+	v.expect(removed("Folder/New.md"), updated("Folder/Renamed.md"))
+	v.removeAll("Folder/Renamed.md")
+	v.expect(removed("Folder/Renamed.md"))
+	v.write("Old.md", "# Old, edited in place, unseen until the next full pass")
+	v.quiet()
+}

@@ -110,7 +110,8 @@ type Options struct {
 	// the time a pass takes.
 	PollEvery time.Duration
 
-	add func(folder string) error // in tests, a failure where watches are added
+	add   func(folder string) error // in tests, a failure where watches are added
+	quick time.Duration             // in tests, a shorter quickEvery
 }
 
 // A Watcher watches a vault for changes to its notes. Create one with New, start it with Run,
@@ -172,6 +173,7 @@ func New(dir string, opts Options) (*Watcher, error) {
 	if opts.add != nil {
 		w.add = opts.add
 	}
+	w.poll.quick = cmp.Or(opts.quick, quickEvery)
 	if err := w.start(); err != nil {
 		w.Close()
 		return nil, err
