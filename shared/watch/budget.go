@@ -1,9 +1,10 @@
 package watch
 
 import (
+	"errors"
 	"fmt"
-	"io/fs"
 	"os"
+	"path"
 	"runtime"
 	"strconv"
 	"strings"
@@ -40,25 +41,24 @@ func watchBudget() (int, string) {
 	return 0, ""
 }
 
-// watchesNeeded counts the watches that watching the vault with events takes: one a folder,
-// and, where files take descriptors, one for every file in those folders.
-func (w *Watcher) watchesNeeded() int {
-	n := 0
-	_ = fs.WalkDir(w.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		switch {
-		case err != nil:
-			return nil
-		case p != "." && !visible(p):
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			if filesTakeDescriptors {
-				n++ // a hidden file in a watched folder is opened too
-			}
-		case d.IsDir() || filesTakeDescriptors:
-			n++
-		}
+// errOverBudget stops scan once the watches it took pass the budget.
+var errOverBudget = errors.New("over the budget for watches")
+
+// spend counts the watches that watching the entry at p takes: one for a folder, and, where
+// files take descriptors, one for every file in a watched folder, hidden or not. It returns
+// errOverBudget once they pass the budget (0: none).
+func (w *Watcher) spend(p string, folder bool) error {
+	switch {
+	case folder:
+		w.cost[p]++
+	case filesTakeDescriptors:
+		w.cost[path.Dir(p)]++
+	default:
 		return nil
-	})
-	return n
+	}
+	w.watches++
+	if w.budget > 0 && w.watches > w.budget {
+		return errOverBudget
+	}
+	return nil
 }

@@ -42,8 +42,28 @@ func TestDescriptorBudget(t *testing.T) {
 	v.mkdirAll("Moved")
 	v.opts = Options{PollEvery: testPollEvery}
 	v.watch()
-	if n := v.w.Noticing(); n.Mode != Poll || !strings.Contains(n.Why, "more than half the 296 file descriptors") {
+	if n := v.w.Noticing(); n.Mode != Poll || !strings.Contains(n.Why, "more watches than half the 296 file descriptors") {
 		t.Errorf("Noticing() = %+v, want polling for want of descriptors", n)
 	}
 	changesByPolling(t, v)
+
+	// A vault within the budget is watched with events, until new files spend it.
+	small := newTestVault(t, testDebounce, "Folder/a.md", "Folder/Sub/b.md")
+	small.opts = Options{PollEvery: testPollEvery}
+	small.watch()
+	if n := small.w.Noticing(); n.Mode != Events {
+		t.Fatalf("Noticing() = %+v for a vault within the budget, want events", n)
+	}
+	var added []Change
+	for i := range 20 {
+		note := fmt.Sprintf("Folder/New %d.md", i)
+		small.write(note, "# New")
+		added = append(added, updated(note))
+	}
+	small.expect(added...)
+	if n := small.w.Noticing(); n.Mode != Poll || !strings.Contains(n.Why, "more watches than") {
+		t.Errorf("Noticing() = %+v after 20 new files, want polling for want of descriptors", n)
+	}
+	small.write("Folder/a.md", "# a, edited")
+	small.expect(updated("Folder/a.md"))
 }

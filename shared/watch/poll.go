@@ -106,6 +106,20 @@ func (w *Watcher) startPolling(why string) error {
 		every = min(max(pollCostShare*pass, minPollEvery), maxPollEvery)
 	}
 	w.poll.stamps, w.poll.folders, w.poll.hot, w.poll.lastFull = stamps, folders, map[string]time.Time{}, start
+	if w.running.Load() {
+		// Turned to polling while running: a note that came or went since the last event
+		// is a change, which no event will report now.
+		for p := range stamps {
+			if !w.notes[p] {
+				w.pend(p)
+			}
+		}
+		for p := range w.notes {
+			if _, ok := stamps[p]; !ok {
+				w.pend(p)
+			}
+		}
+	}
 	clear(w.notes)
 	for p := range stamps {
 		w.notes[p] = true

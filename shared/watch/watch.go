@@ -36,6 +36,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -127,6 +128,11 @@ type Watcher struct {
 	pollEvery time.Duration // as asked; 0 to choose
 	poll      polling       // how changes are noticed, and the state of polling
 
+	budget     int            // the watches Auto may take; 0 for no bound
+	budgetWhat string         // what sets the budget, for the message that says it is spent
+	watches    int            // the watches taken
+	cost       map[string]int // by folder, the watches it takes (itself, and its files with kqueue)
+
 	// Only Run touches these once New has returned.
 	folders map[string]bool // watched folders, vault-relative; "." is the vault
 	notes   map[string]bool // the notes last seen on disk, to tell which notes a removed folder held
@@ -166,6 +172,7 @@ func New(dir string, opts Options) (*Watcher, error) {
 		mode:      cmp.Or(opts.Mode, Auto),
 		pollEvery: opts.PollEvery,
 		folders:   make(map[string]bool),
+		cost:      make(map[string]int),
 		notes:     make(map[string]bool),
 		pending:   newDebouncer(window),
 		outbox:    outbox{paths: make(map[string]bool)},
@@ -193,17 +200,21 @@ func (w *Watcher) start() error {
 		if fs := eventless(w.dir); fs != "" {
 			return w.startPolling(fmt.Sprintf("the vault is on %s, which does not report changes made elsewhere", fs))
 		}
-		if budget, what := watchBudget(); budget > 0 {
-			if need := w.watchesNeeded(); need > budget {
-				return w.startPolling(fmt.Sprintf("the vault needs %d watches, more than %s (%d)", need, what, budget))
-			}
-		}
+		w.budget, w.budgetWhat = watchBudget()
 	case Events:
 	default:
 		return fmt.Errorf("watch mode %q: use auto, events or poll", w.mode)
 	}
-	err := w.watchAll()
-	if err != nil && w.mode == Auto && cannotWatch(err) {
+	return w.eventsOrPoll(w.watchAll())
+}
+
+// eventsOrPoll turns to polling, in Auto, when watching err says the system cannot give the
+// vault the watches it needs. Any other err is returned as it is.
+func (w *Watcher) eventsOrPoll(err error) error {
+	switch {
+	case errors.Is(err, errOverBudget):
+		return w.startPolling(fmt.Sprintf("the vault needs more watches than %s (%d)", w.budgetWhat, w.budget))
+	case err != nil && w.mode == Auto && cannotWatch(err):
 		return w.startPolling(fmt.Sprintf("the system refused a watch (%v)", err))
 	}
 	return err
@@ -286,14 +297,19 @@ func (w *Watcher) Close() error {
 
 // handle turns one event into paths waiting to settle.
 func (w *Watcher) handle(ev fsnotify.Event) error {
-	if w.poll.ticker != nil {
-		return nil // an event from before polling began; the passes see what it says
-	}
 	rel, err := filepath.Rel(w.dir, ev.Name)
 	if err != nil {
 		return nil // not under the vault; fsnotify names only paths under the watched folders
 	}
 	rel = filepath.ToSlash(rel)
+	if w.poll.ticker != nil {
+		// An event from before polling began: its note is settled as usual, but nothing is
+		// watched any more.
+		if isNote(rel) {
+			w.pend(rel)
+		}
+		return nil
+	}
 	gone := ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)
 	switch {
 	case rel == ".":
@@ -306,6 +322,10 @@ func (w *Watcher) handle(ev fsnotify.Event) error {
 	}
 
 	if gone {
+		if !w.folders[rel] && filesTakeDescriptors && w.cost[path.Dir(rel)] > 1 {
+			w.cost[path.Dir(rel)]-- // the file's descriptor is closed with it
+			w.watches--
+		}
 		w.forget(rel)
 	}
 	if ev.Has(fsnotify.Create) {
@@ -313,14 +333,15 @@ func (w *Watcher) handle(ev fsnotify.Event) error {
 		// link to a folder is not followed: vault.Notes does not enter those either.
 		if info, err := w.root.Lstat(filepath.FromSlash(rel)); err == nil && info.IsDir() {
 			w.log.Debug("new folder", "path", rel)
-			err := w.scan(rel, w.pend)
-			switch {
-			case err != nil && w.mode == Auto && cannotWatch(err):
-				return w.startPolling(fmt.Sprintf("the system refused a watch (%v)", err))
-			case err != nil:
+			if err := w.eventsOrPoll(w.scan(rel, w.pend)); err != nil {
 				w.log.Error("a new folder is not watched in full; changes in it may be seen only at the next start", "err", err)
 			}
 			return nil
+		}
+		if err := w.spend(rel, false); err != nil { // a new file, which kqueue opens too
+			if err := w.eventsOrPoll(err); err != nil {
+				return err
+			}
 		}
 	}
 	// Any event may have changed a note, a Chmod included: on macOS it is all that truncating
@@ -388,11 +409,21 @@ func (w *Watcher) scan(top string, found func(note string)) error {
 		case err != nil:
 			fail(p, fmt.Errorf("listing folder %q: %w", p, err))
 			return nil
-		case p != "." && !visible(p):
-			if d.IsDir() {
-				return fs.SkipDir
+		case !d.IsDir():
+			if w.spend(p, false) != nil {
+				first = errOverBudget
+				return fs.SkipAll
 			}
-		case d.IsDir():
+			if isNote(p) {
+				found(p)
+			}
+		case p != "." && !visible(p):
+			return fs.SkipDir
+		default:
+			if w.spend(p, true) != nil {
+				first = errOverBudget
+				return fs.SkipAll
+			}
 			if err := w.add(w.abs(p)); err != nil {
 				if !errors.Is(err, fs.ErrNotExist) {
 					fail(p, watchError(p, err))
@@ -400,8 +431,6 @@ func (w *Watcher) scan(top string, found func(note string)) error {
 				return fs.SkipDir
 			}
 			w.folders[p] = true
-		case isNote(p):
-			found(p)
 		}
 		return nil
 	})
@@ -434,6 +463,8 @@ func (w *Watcher) forget(rel string) {
 			// already gone, with its folder.
 			_ = w.fsw.Remove(w.abs(f))
 			delete(w.folders, f)
+			w.watches -= w.cost[f]
+			delete(w.cost, f)
 		}
 	}
 	n := 0
@@ -455,12 +486,7 @@ func (w *Watcher) recover(err error) {
 	} else {
 		w.log.Warn("the file watcher failed; rescanning the vault", "err", err)
 	}
-	err = w.watchAll()
-	switch {
-	case err != nil && w.mode == Auto && cannotWatch(err):
-		err = w.startPolling(fmt.Sprintf("the system refused a watch (%v)", err))
-	}
-	if err != nil {
+	if err := w.eventsOrPoll(w.watchAll()); err != nil {
 		w.log.Error("the vault is not watched in full; changes in it may be seen only at the next start", "err", err)
 	}
 	w.outbox.push(Change{Op: Rescan})
@@ -475,6 +501,8 @@ func (w *Watcher) watchAll() error {
 	}
 	clear(w.folders)
 	clear(w.notes)
+	clear(w.cost)
+	w.watches = 0
 	return w.scan(".", func(note string) { w.notes[note] = true })
 }
 
