@@ -17,7 +17,8 @@ type Mode string
 
 const (
 	// Auto uses the system's file events, and polls instead when they cannot be had: the
-	// vault needs more watches than the process can spare, or adding one fails.
+	// vault needs more watches than the process can spare, adding one fails, or the vault is
+	// on a file system that does not report changes made elsewhere.
 	Auto Mode = "auto"
 	// Events uses file events only, and fails where they cannot be had.
 	Events Mode = "events"
