@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -28,25 +29,37 @@ const (
 	Poll Mode = "poll"
 )
 
-// Polling's pace. A full pass walks the vault and stats every note; the interval between two
-// is pollCostShare passes, so full passes take 1/pollCostShare of one core, 0.5%: at 50,000
-// notes, half a second every 100 s. In between, every quickEvery, a quick pass stats only the
-// folders and the notes that changed lately (hot for hotFor), in well under a millisecond. A
-// note made, deleted or renamed changes its folder's time, which sends the quick pass to a
-// full one; an edit to a note being worked on is seen by the quick pass. Only the first edit
-// of a note left alone for an hour waits for the next full pass.
+// Polling's pace. A full pass walks the vault and stats every note. In between, a quick pass
+// stats only the folders and the notes that changed lately (hot for hotFor). A note made,
+// deleted or renamed changes its folder's time, which sends the quick pass to a full one; an
+// edit to a note being worked on is seen by the quick pass. Only the first edit of a note left
+// alone for an hour waits for the next full pass.
+//
+// Each kind of pass is paced by the time it took the last time, so that polling stays under
+// half a percent of one core however large the vault and however warm the file cache: full
+// passes get 1/fullShare of a core (0.4%: at 50,000 notes, a quarter of a second every
+// minute), quick passes 1/quickShare (0.1%: 100 folders take a quarter of a millisecond).
 const (
-	pollCostShare = 200
-	minPollEvery  = 2 * time.Second
-	maxPollEvery  = 5 * time.Minute
-	quickEvery    = 2 * time.Second
-	hotFor        = time.Hour
+	fullShare    = 250
+	quickShare   = 1000
+	minPollEvery = 2 * time.Second
+	maxPollEvery = 5 * time.Minute
+	quickEvery   = 2 * time.Second // the least time between two quick passes
+	hotFor       = time.Hour
 )
+
+// paced is the time to wait after a pass that took took, for passes to take 1/share of a
+// core, kept within least and most.
+func paced(took time.Duration, share int, least, most time.Duration) time.Duration {
+	wait := time.Duration(share) * took
+	return min(max(wait.Round(time.Second), least), most) // whole seconds read better in a log
+}
 
 // Noticing says how a Watcher notices changes, for a status report.
 type Noticing struct {
 	Mode  Mode          // Events or Poll: what it does now
-	Every time.Duration // the polling interval; 0 with events
+	Every time.Duration // between two full passes when polling; 0 with events
+	Quick time.Duration // between two quick passes when polling; 0 with events
 	Why   string        // why it polls; "" with events
 }
 
@@ -54,7 +67,7 @@ func (n Noticing) String() string {
 	if n.Mode != Poll {
 		return "file events"
 	}
-	return fmt.Sprintf("polling every %v: %s", n.Every, n.Why)
+	return fmt.Sprintf("polling every %v (folders and recent edits every %v): %s", n.Every, n.Quick, n.Why)
 }
 
 // stamp is what a pass compares: a note whose size or time differ has changed.
@@ -67,13 +80,14 @@ type stamp struct {
 type polling struct {
 	mu     sync.Mutex // guards now and ticker, which Noticing and Close use from other goroutines
 	now    Noticing
-	ticker *time.Ticker // nil while events are used; only Run's goroutine sets it after New
+	ticker *time.Ticker  // nil while events are used; only Run's goroutine sets it after New
+	tick   time.Duration // the ticker's period: the shorter of the two intervals
 
 	stamps   map[string]stamp     // the notes at the last look
 	folders  map[string]time.Time // every folder and its time, at the last full pass
 	hot      map[string]time.Time // notes that changed lately, and when
 	lastFull time.Time
-	quick    time.Duration // between two quick passes: quickEvery
+	quick    time.Duration // the least time between two quick passes: quickEvery
 }
 
 // Noticing says how the Watcher notices changes now. It is safe to call at any time.
@@ -90,7 +104,7 @@ func cannotWatch(err error) bool {
 }
 
 // startPolling stops watching with events and polls the whole vault instead. It says so
-// once, with the reason and the interval, which it sets from the time one pass takes.
+// once, with the reason and the interval, which the time of this first pass sets.
 func (w *Watcher) startPolling(why string) error {
 	for f := range w.folders {
 		_ = w.fsw.Remove(w.abs(f))
@@ -102,10 +116,6 @@ func (w *Watcher) startPolling(why string) error {
 		return err
 	}
 	pass := time.Since(start)
-	every := w.pollEvery
-	if every == 0 {
-		every = min(max(pollCostShare*pass, minPollEvery), maxPollEvery)
-	}
 	w.poll.stamps, w.poll.folders, w.poll.hot, w.poll.lastFull = stamps, folders, map[string]time.Time{}, start
 	if w.running.Load() {
 		// Turned to polling while running: a note that came or went since the last event
@@ -126,21 +136,20 @@ func (w *Watcher) startPolling(why string) error {
 		w.notes[p] = true
 	}
 	w.poll.mu.Lock()
-	w.poll.now = Noticing{Mode: Poll, Every: every, Why: why}
-	tick := min(w.poll.quick, every)
 	if w.poll.ticker == nil {
-		w.poll.ticker = time.NewTicker(tick)
-	} else {
-		w.poll.ticker.Reset(tick)
+		w.poll.ticker = time.NewTicker(w.poll.quick)
 	}
+	w.poll.now = Noticing{Mode: Poll, Quick: w.poll.quick, Why: why}
 	w.poll.mu.Unlock()
+	w.pace(pass, 0)
+	n := w.Noticing()
 	// Asked for, it is news; forced by the system, it is a warning: edits show seconds late.
 	level := slog.LevelWarn
 	if w.mode == Poll {
 		level = slog.LevelInfo
 	}
 	w.log.Log(context.Background(), level, "not using file events: "+why+"; polling the vault instead",
-		"every", every, "pass", pass.Round(time.Millisecond), "notes", len(stamps))
+		"every", n.Every, "quick_every", n.Quick, "pass", pass.Round(time.Millisecond), "notes", len(stamps))
 	return nil
 }
 
@@ -153,13 +162,39 @@ func (w *Watcher) ticks() <-chan time.Time {
 }
 
 // pollOnce runs a full pass when one is due, or when a folder's time says that notes were
-// made, removed or renamed in it; otherwise it looks at the notes that changed lately.
+// made, removed or renamed in it; otherwise it looks at the notes that changed lately. Then it
+// sets the time to the next pass from the time this one took.
 func (w *Watcher) pollOnce() {
-	now := time.Now()
-	if now.Sub(w.poll.lastFull) >= w.Noticing().Every || w.foldersChanged() {
-		w.fullPass(now)
+	start := time.Now()
+	if start.Sub(w.poll.lastFull) >= w.Noticing().Every || w.foldersChanged() {
+		w.fullPass(start)
+		w.pace(time.Since(start), 0)
 		return
 	}
+	w.quickPass(start)
+	w.pace(0, time.Since(start))
+}
+
+// pace sets the time between two full passes from the time the last full one took, and
+// between two quick passes from the last quick one (0: unchanged), unless PollEvery fixed it.
+func (w *Watcher) pace(full, quick time.Duration) {
+	w.poll.mu.Lock()
+	defer w.poll.mu.Unlock()
+	n := &w.poll.now
+	if full > 0 {
+		n.Every = cmp.Or(w.pollEvery, paced(full, fullShare, minPollEvery, maxPollEvery))
+	}
+	if quick > 0 {
+		n.Quick = paced(quick, quickShare, w.poll.quick, maxPollEvery)
+	}
+	if tick := min(n.Quick, n.Every); tick != w.poll.tick {
+		w.poll.ticker.Reset(tick)
+		w.poll.tick = tick
+	}
+}
+
+// quickPass looks again at the notes that changed within hotFor.
+func (w *Watcher) quickPass(now time.Time) {
 	for p, at := range w.poll.hot {
 		if now.Sub(at) > hotFor {
 			delete(w.poll.hot, p)

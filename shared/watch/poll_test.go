@@ -100,3 +100,45 @@ func TestPollingQuickPasses(t *testing.T) {
 	v.write("Old.md", "# Old, edited in place, unseen until the next full pass")
 	v.quiet()
 }
+
+// TestPollingPace: each kind of pass waits a multiple of the time it last took, within
+// bounds, so polling's share of a core holds as the vault grows or the file cache cools. An
+// interval asked for (PollEvery) stays as asked. The Watchers do not run, so that only the
+// passes the test describes set the pace.
+func TestPollingPace(t *testing.T) {
+	t.Parallel()
+	polling := func(opts Options) *Watcher {
+		w, err := New(newTestVault(t, testDebounce, "Old.md").dir, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { w.Close() })
+		return w
+	}
+	w := polling(Options{Mode: Poll})
+	for _, c := range []struct {
+		full, quick time.Duration
+		want        Noticing
+	}{
+		{full: 52 * time.Millisecond, want: Noticing{Every: 13 * time.Second, Quick: quickEvery}},
+		{full: 240 * time.Millisecond, want: Noticing{Every: time.Minute, Quick: quickEvery}},
+		{quick: 10 * time.Millisecond, want: Noticing{Every: time.Minute, Quick: 10 * time.Second}},
+		{full: time.Microsecond, quick: time.Microsecond, want: Noticing{Every: minPollEvery, Quick: quickEvery}},
+		{full: 3 * time.Second, want: Noticing{Every: maxPollEvery, Quick: quickEvery}},
+	} {
+		w.pace(c.full, c.quick)
+		if n := w.Noticing(); n.Every != c.want.Every || n.Quick != c.want.Quick {
+			t.Errorf("after a full pass of %v and a quick one of %v: every %v, quick every %v; want %v and %v",
+				c.full, c.quick, n.Every, n.Quick, c.want.Every, c.want.Quick)
+		}
+	}
+	if got, want := w.Noticing().String(), "polling every 5m0s (folders and recent edits every 2s): polling was asked for"; got != want {
+		t.Errorf("Noticing().String() = %q, want %q", got, want)
+	}
+
+	asked := polling(Options{Mode: Poll, PollEvery: 7 * time.Second})
+	asked.pace(time.Second, 0)
+	if n := asked.Noticing(); n.Every != 7*time.Second {
+		t.Errorf("with PollEvery 7s, after a pass of 1s: every %v", n.Every)
+	}
+}

@@ -88,7 +88,7 @@ func editsReachSearchAndBacklinks(t *testing.T, mode string) {
 	text, _ := call(t, url, "index_status", map[string]any{})
 	var status struct{ Changes string }
 	if json.Unmarshal([]byte(text), &status) != nil || mode == "events" && status.Changes != "file events" ||
-		mode == "poll" && !strings.HasPrefix(status.Changes, "polling every 2s: polling was asked for") {
+		mode == "poll" && !strings.HasPrefix(status.Changes, "polling every 2s (folders and recent edits every 2s): polling was asked for") {
 		t.Errorf("with -watch %s, index_status says the changes are noticed by %q", mode, status.Changes)
 	}
 

@@ -1,0 +1,129 @@
+//go:build unix
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestLargeVaultOnFewDescriptors runs the server as a Mac with a large vault runs it: 20,000
+// notes, a limit of 1,024 open files, and watches counted as kqueue takes them, a descriptor
+// for every file (a build with -tags simulate_kqueue; see shared/watch). The server must start,
+// serve, say that it polls and why, and index every kind of change by polling.
+func TestLargeVaultOnFewDescriptors(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the server and indexes 20,000 notes; run without -short")
+	}
+	var limit syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &limit); err != nil || limit.Max < 1024 {
+		t.Skipf("the hard limit on open files is below 1,024 here (%v), so it cannot be set to 1,024", err)
+	}
+	bin := filepath.Join(t.TempDir(), "server")
+	if out, err := exec.Command("go", "build", "-tags", "simulate_kqueue", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags simulate_kqueue: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	for i := range 20000 {
+		write(t, filepath.Join(dir, fmt.Sprintf("Folder %02d", i%100), fmt.Sprintf("Note %d.md", i)), fmt.Sprintf("# Note %d\n\nA short note, number %d.", i, i))
+	}
+
+	// The shell sets the soft and the hard limit, so that Go's runtime, which raises the soft
+	// limit to the hard one at start, cannot lift it.
+	logPath := filepath.Join(t.TempDir(), "server.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	cmd := exec.Command("sh", "-c", `ulimit -n 1024 && exec "$@"`, "sh", bin, "-vault", dir,
+		"-addr", "127.0.0.1:0", "-embedder", "offline", "-db", filepath.Join(t.TempDir(), "index.db"))
+	cmd.Stderr = logFile
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGINT)
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("the server did not stop cleanly: %v", err)
+		}
+	})
+	log := func() string {
+		data, _ := os.ReadFile(logPath)
+		return string(data)
+	}
+	var url string
+	eventually(t, time.Minute, func() string {
+		if m := regexp.MustCompile(`msg=listening url=(\S+)`).FindStringSubmatch(log()); m != nil {
+			url = m[1]
+			return ""
+		}
+		return "the server did not log its url:\n" + log()
+	})
+	var status statusJSON
+	eventually(t, 3*time.Minute, func() string {
+		text, _ := call(t, url, "index_status", map[string]any{})
+		if json.Unmarshal([]byte(text), &status) == nil && status.State == phaseReady && status.Notes == 20000 {
+			return ""
+		}
+		return "the index is not ready: " + text
+	})
+	const why = "the vault needs more watches than half the 1024 file descriptors this process may open"
+	if !strings.Contains(log(), "not using file events: "+why) {
+		t.Errorf("the log does not say why the server polls:\n%s", log())
+	}
+	if !strings.HasPrefix(status.Changes, "polling every") || !strings.Contains(status.Changes, why) {
+		t.Errorf("index_status says changes are noticed by %q, want polling because %s", status.Changes, why)
+	}
+
+	// A new note linking to an old one, an edit, a rename, a folder move and a delete: each
+	// changes a folder's time, so a quick pass sees it within seconds.
+	write(t, filepath.Join(dir, "Folder 01", "Kohlrabi.md"), "# Kohlrabi\n\nHarvest kohlrabi at tennis-ball size, after [[Note 1]].")
+	eventually(t, 30*time.Second, finds(t, url, "harvest kohlrabi", "Folder 01/Kohlrabi.md"))
+	linksTo := func(path string, want ...string) func() string {
+		return func() string {
+			if got := backlinksOf(t, url, path); !slices.Equal(got, want) {
+				return fmt.Sprintf("backlinks of %s = %v, want %v", path, got, want)
+			}
+			return ""
+		}
+	}
+	eventually(t, 30*time.Second, linksTo("Folder 01/Note 1.md", "Folder 01/Kohlrabi.md"))
+	write(t, filepath.Join(dir, "Folder 01", "Kohlrabi.md"), "# Kohlrabi\n\nPurple kohlrabi resists flea beetles, after [[Note 1]].")
+	eventually(t, 30*time.Second, finds(t, url, "flea beetles", "Folder 01/Kohlrabi.md"))
+	rename(t, filepath.Join(dir, "Folder 01", "Kohlrabi.md"), filepath.Join(dir, "Folder 01", "Kohlrabi (purple).md"))
+	eventually(t, 30*time.Second, finds(t, url, "flea beetles", "Folder 01/Kohlrabi (purple).md"))
+	rename(t, filepath.Join(dir, "Folder 01"), filepath.Join(dir, "Archive"))
+	eventually(t, 30*time.Second, finds(t, url, "flea beetles", "Archive/Kohlrabi (purple).md"))
+	eventually(t, 30*time.Second, findsNone(t, url, "flea beetles", "Folder 01/Kohlrabi (purple).md"))
+	eventually(t, 30*time.Second, linksTo("Archive/Note 1.md", "Archive/Kohlrabi (purple).md"))
+	if err := os.Remove(filepath.Join(dir, "Archive", "Kohlrabi (purple).md")); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, findsNone(t, url, "flea beetles", "Archive/Kohlrabi (purple).md"))
+	eventually(t, 30*time.Second, linksTo("Archive/Note 1.md"))
+
+	// An edit in place to a note nobody touched lately leaves every folder's time as it was:
+	// the next full pass finds it, within the interval index_status names (and a margin).
+	write(t, filepath.Join(dir, "Folder 07", "Note 7.md"), "# Note 7\n\nRhubarb forced under terracotta pots.")
+	eventually(t, 2*time.Minute, finds(t, url, "rhubarb terracotta", "Folder 07/Note 7.md"))
+	if text, _ := call(t, url, "index_status", map[string]any{}); json.Unmarshal([]byte(text), &status) != nil || status.State != phaseReady || status.Notes != 20000 {
+		t.Errorf("after the changes, index_status = %s; want ready, with 20,000 notes", text)
+	}
+}
+
+func rename(t *testing.T, from, to string) {
+	t.Helper()
+	if err := os.Rename(from, to); err != nil {
+		t.Fatal(err)
+	}
+}
