@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -29,14 +30,7 @@ func TestExcerptsMatchTheSource(t *testing.T) {
 // TestEveryStepHasAChapter checks that each step has its chapter, that the chapter shows at
 // least one excerpt checked against the step, and that relative links lead somewhere.
 func TestEveryStepHasAChapter(t *testing.T) {
-	root, err := transcript.Root()
-	if err != nil {
-		t.Fatal(err)
-	}
-	steps, err := transcript.Steps(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, steps := rootAndSteps(t)
 	for _, s := range steps {
 		data, err := os.ReadFile(filepath.Join(root, "guide", s.Name+".md"))
 		if err != nil {
@@ -47,6 +41,20 @@ func TestEveryStepHasAChapter(t *testing.T) {
 			t.Errorf("guide/%s.md shows none of its step's transcript", s.Name)
 		}
 	}
+}
+
+// rootAndSteps finds the repository and its steps.
+func rootAndSteps(t *testing.T) (string, []transcript.Step) {
+	t.Helper()
+	root, err := transcript.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := transcript.Steps(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, steps
 }
 
 var link = regexp.MustCompile(`\]\(([^)#\s]+)(#[^)]*)?\)`)
@@ -181,4 +189,77 @@ func commandLines(markdown string) []string {
 		}
 	}
 	return lines
+}
+
+// The counts a chapter gives of its step's transcript: what `make check-step N` prints at the
+// end, how many sections of the step before it keeps, and how many of those changed.
+var (
+	passedCount = regexp.MustCompile("`step (\\d\\d-[a-z0-9]+): (\\d+) passed, 0 failed`")
+	keptCount   = regexp.MustCompile(`keeps\s+(?:all\s+|the\s+)?(\d+)(?:\s+of\s+the\s+(\d+))?\s+sections\s+of\s+step\s+(\d+)`)
+	changedWord = regexp.MustCompile(`(?i)\b(\w+)\s+of\s+(?:them|the\s+old\s+ones)\s+changed`)
+	numberWords = map[string]int{"no": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+		"eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
+)
+
+// TestCountsMatchTheTranscripts keeps those counts true as transcripts grow.
+func TestCountsMatchTheTranscripts(t *testing.T) {
+	root, steps := rootAndSteps(t)
+	sections := map[string][]transcript.Section{}
+	for _, s := range steps {
+		parsed, err := transcript.ParseFile(s.Transcript())
+		if err != nil {
+			t.Fatal(err)
+		}
+		sections[s.Name] = parsed
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "guide", "*.md"))
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, chapter := withoutCode(string(data)), filepath.Base(file)
+		for _, m := range passedCount.FindAllStringSubmatch(text, -1) {
+			if got := len(sections[m[1]]); strconv.Itoa(got) != m[2] {
+				t.Errorf("%s: says %s passes %s sections; its transcript has %d", chapter, m[1], m[2], got)
+			}
+		}
+		for _, m := range keptCount.FindAllStringSubmatchIndex(text, -1) {
+			before, _ := strconv.Atoi(text[m[6]:m[7]])
+			step := strings.TrimSuffix(chapter, ".md")
+			if before < 1 || before >= len(steps) || steps[before].Name != step {
+				t.Errorf("%s: counts the sections of step %d, which is not the step before this chapter's", chapter, before)
+				continue
+			}
+			titles := map[string]string{}
+			for _, s := range sections[step] {
+				titles[s.Title] = s.Text
+			}
+			kept, changed := 0, 0
+			for _, s := range sections[steps[before-1].Name] {
+				if text, ok := titles[s.Title]; ok {
+					kept++
+					if text != s.Text {
+						changed++
+					}
+				}
+			}
+			if got := text[m[2]:m[3]]; got != strconv.Itoa(kept) {
+				t.Errorf("%s: says it keeps %s sections of step %d; it keeps %d", chapter, got, before, kept)
+			}
+			if m[4] >= 0 && text[m[4]:m[5]] != strconv.Itoa(len(sections[steps[before-1].Name])) {
+				t.Errorf("%s: says step %d has %s sections; it has %d", chapter, before, text[m[4]:m[5]], len(sections[steps[before-1].Name]))
+			}
+			rest := text[m[1]:min(len(text), m[1]+200)]
+			if c := changedWord.FindStringSubmatch(rest); c != nil {
+				n, ok := numberWords[strings.ToLower(c[1])]
+				if !ok {
+					n, _ = strconv.Atoi(c[1])
+				}
+				if n != changed {
+					t.Errorf("%s: says %s of step %d's sections changed; %d did", chapter, c[1], before, changed)
+				}
+			}
+		}
+	}
 }

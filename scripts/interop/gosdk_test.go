@@ -51,7 +51,7 @@ func runGoSDK(ctx context.Context, s server, p plan) (report, error) {
 	}
 	defer session.Close()
 	// No session.Ping here: the Go SDK sends ping without the _meta every 2026-07-28 request
-	// carries, so a modern server rightly refuses it (HTTP 400). The ping tool is called below.
+	// carries, so a modern server rightly refuses it (HTTP 400). The tools are called below.
 
 	info := session.InitializeResult()
 	r := report{ProtocolVersion: info.ProtocolVersion}

@@ -22,7 +22,7 @@ var (
 	binaries = map[string]string{} // step name → binary, built once per test run
 )
 
-func binary(t *testing.T, root string, step Step) string {
+func binary(t testing.TB, root string, step Step) string {
 	t.Helper()
 	buildMu.Lock()
 	defer buildMu.Unlock()
@@ -86,7 +86,7 @@ func modes(t *testing.T, root string, step Step) []mode {
 
 // startStep runs a step over a private copy of the sample vault, so a step that writes
 // cannot change the vault the next test reads.
-func startStep(t *testing.T, root string, step Step, m mode) (*Server, Env) {
+func startStep(t testing.TB, root string, step Step, m mode) (*Server, Env) {
 	t.Helper()
 	env, vault := stepEnv(t, root, step, m)
 	srv, err := Start(binary(t, root, step), env)
@@ -104,7 +104,7 @@ func startStep(t *testing.T, root string, step Step, m mode) (*Server, Env) {
 
 // stepEnv prepares what a step runs with, over either transport: a private copy of the
 // sample vault, its own index, and the embedder for the mode.
-func stepEnv(t *testing.T, root string, step Step, m mode) (env []string, vault string) {
+func stepEnv(t testing.TB, root string, step Step, m mode) (env []string, vault string) {
 	t.Helper()
 	dir := t.TempDir()
 	vault = filepath.Join(dir, "vault")
@@ -174,10 +174,18 @@ func TestEachStepAddsWhatItClaims(t *testing.T) {
 			for _, s := range after {
 				kept[s.Title] = true
 			}
+			retired, err := retiredSections(step.Transcript())
+			if err != nil {
+				t.Fatal(err)
+			}
 			for _, s := range before {
-				if !kept[s.Title] {
-					t.Errorf("%s drops the section %q of %s", step.Name, s.Title, prev.Name)
+				if !kept[s.Title] && !retired[s.Title] {
+					t.Errorf("%s drops the section %q of %s; a section a step no longer shows is named in a %q line at the top of its transcript", step.Name, s.Title, prev.Name, retiresPrefix)
 				}
+				delete(retired, s.Title)
+			}
+			for title := range retired {
+				t.Errorf("%s retires %q, which %s does not have", step.Name, title, prev.Name)
 			}
 			previous := map[string]bool{}
 			for _, s := range before {
@@ -199,4 +207,26 @@ func TestEachStepAddsWhatItClaims(t *testing.T) {
 			}
 		})
 	}
+}
+
+// retiresPrefix starts a comment line, before a transcript's first section, naming a section
+// of the step before that this step no longer shows, because what it showed is gone.
+const retiresPrefix = "# retires: "
+
+// retiredSections reads the titles a transcript retires.
+func retiredSections(name string) (map[string]bool, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	retired := map[string]bool{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "## ") {
+			break
+		}
+		if title, ok := strings.CutPrefix(line, retiresPrefix); ok {
+			retired[title] = true
+		}
+	}
+	return retired, nil
 }

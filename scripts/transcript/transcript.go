@@ -10,7 +10,8 @@
 //
 // Lines starting with "$ " are commands (a trailing backslash continues them); the lines after
 // a command, up to the next command or section, are its expected output. Lines starting with
-// "#" before the first section are comments; inside a section, "# retry for up to 10s" just
+// "#" before the first section are comments (one starting "# retires: " names a section of the
+// step before that this step no longer shows); inside a section, "# retry for up to 10s" just
 // before a command makes it run again until its output matches. Expected output is compared as JSON where it is
 // JSON (see Match), so it may be laid out over several lines to be read. The same file is run by `make check-step N`
 // against the reader's server, by `go test` against a fresh one, and shown in the guide.

@@ -1,33 +1,17 @@
 package main
 
 import (
-	"context"
-
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"vaultmcp/shared/vault"
 )
 
-// addTools registers every tool. Each one sets all four annotations: mcp-go, like the
-// specification, assumes the worst (destructive, open world) for any hint left out.
+// addTools registers every tool. Only tools a model working on notes would call: each tool's
+// name, description and schemas go to the model with every turn. Each one sets all four
+// annotations: mcp-go, like the specification, assumes the worst (destructive, open world)
+// for any hint left out.
 func addTools(s *server.MCPServer, notes *vault.Vault, index *index) {
-	s.AddTool(mcp.NewTool("ping",
-		mcp.WithDescription(`Checks that the server is alive. Returns the text "pong".`),
-		readOnly(),
-	), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return mcp.NewToolResultText("pong"), nil
-	})
-
-	s.AddTool(mcp.NewTool("echo",
-		mcp.WithDescription("Returns the text it is given, unchanged. Useful to test a client."),
-		mcp.WithString("text", mcp.Required(), mcp.Description("the text to send back")),
-		readOnly(),
-	), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		// The schema validator has already checked that text is a string.
-		return mcp.NewToolResultText(req.GetString("text", "")), nil
-	})
-
 	s.AddTool(getNoteTool, getNote(notes))
 	s.AddTool(getOutlineTool, getOutline(notes))
 	s.AddTool(searchVaultTool, searchVault(index))

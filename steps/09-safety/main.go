@@ -60,6 +60,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		"auto (Ollama if it answers, else offline), ollama, or offline; env VAULTMCP_EMBEDDER")
 	inboxDir := flags.String("inbox", cmp.Or(getenv("VAULTMCP_INBOX"), inbox.DefaultFolder),
 		"the vault folder where create_note puts new notes; env VAULTMCP_INBOX")
+	readOnlyEnv, err := envBool(getenv, "VAULTMCP_READ_ONLY")
+	if err != nil {
+		return err
+	}
+	readOnly := flags.Bool("read-only", readOnlyEnv,
+		"serve the vault without create_note, so that nothing in it is ever created; env VAULTMCP_READ_ONLY=1")
 	origins := flags.String("allow-origin", getenv("VAULTMCP_ORIGINS"),
 		"extra web-page origins to accept, comma-separated; native clients and MCP Inspector's proxy send no Origin and need none; env VAULTMCP_ORIGINS")
 	minScore := flags.Float64("min-score", envFloat(getenv("VAULTMCP_MIN_SCORE")),
@@ -92,11 +98,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	defer notes.Close()
 	// The inbox folder is checked now and made only when create_note first writes to it.
-	newNotes, err := inbox.Open(notes, *inboxDir)
-	if err != nil {
-		return err
+	// Read-only, there is no inbox and no create_note: a tool that does not exist is a
+	// stronger promise than a readOnlyHint, which a client may or may not heed.
+	var newNotes *inbox.Inbox
+	if !*readOnly {
+		if newNotes, err = inbox.Open(notes, *inboxDir); err != nil {
+			return err
+		}
+		defer newNotes.Close()
+	} else {
+		logger.Info("read-only: create_note is not offered, and nothing in the vault is created")
 	}
-	defer newNotes.Close()
 
 	// The Ollama library reads OLLAMA_HOST itself, with Ollama's own rules for what it may
 	// hold; reading it through getenv would mean copying those rules.
@@ -234,6 +246,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return err
 	}
 	return nil
+}
+
+// envBool reads a yes-or-no setting from the environment: unset is no, and a value
+// strconv.ParseBool does not know is an error, since guessing either way could surprise.
+func envBool(getenv func(string) string, key string) (bool, error) {
+	value := getenv(key)
+	if value == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(value)
+	if err != nil {
+		return false, fmt.Errorf("%s=%q: use 1 or 0 (or true or false)", key, value)
+	}
+	return b, nil
 }
 
 // envFloat reads a number from the environment; anything else counts as unset.
