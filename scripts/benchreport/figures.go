@@ -167,6 +167,11 @@ var sections = []section{
 			Lines: []chartLine{{"peak RSS", "peak-MiB"}}, LinearY: true},
 	},
 	{
+		Title: "What the tools cost a model",
+		Intro: "Every step's `tools/list`, as compact JSON: the names, descriptions and schemas a client sends the model with every turn, in bytes and in tokens at about four bytes a token. `TestToolsListBudget` fails a step over 4 KiB; the transcripts pin every description and schema, so a change to one shows in `make diff N`.",
+		Rows:  toolsRows("01-raw", "02-sdk", "03-parse", "04-embed", "05-store", "06-search", "07-backlinks", "08-watch", "09-safety", "10-reconcile"),
+	},
+	{
 		Title: "A hostile call",
 		Intro: "Step 10 answering a `create_note` call of 3.8 MB whose `tags` hold 1.9 million numbers (the schema allows 20 strings), once and then 16 at a time (as many as it serves at once), against its own resident memory when idle. mcp-go's own validation answered this call with 92 MB, one line per number, and took the server from 33 MiB to 1.2 GiB for one call and, for sixteen, to 19 GB. `jsonrpc.Strict` now refuses it before anything decodes it, and `toolargs` bounds every answer about arguments.",
 		Rows: []figure{
@@ -247,6 +252,18 @@ func pollRow(what, size string, long bool) figure {
 		Value: metric{Unit: "core-%", Label: "%"}, Extra: ms("pass-ms"), ExtraWhat: "a full pass",
 		Target: "≤ 0.5% of a core", MaxValue: 0.5,
 		Miss: "Each kind of pass waits a multiple of the time it last took (250 for a full pass, 1,000 for a quick one), which comes to 0.5% of a core while passes take as long as the one before them. Above it, passes kept taking longer than the last: a machine busy with other work, or a file cache being emptied."}
+}
+
+// toolsRows is one row a step: what its tools/list weighs, against the budget.
+func toolsRows(steps ...string) []figure {
+	var rows []figure
+	for _, step := range steps {
+		rows = append(rows, figure{What: step, Bench: "BenchmarkToolsList/" + step,
+			Value: metric{Unit: "bytes", Label: "bytes"}, Extra: metric{Unit: "tokens", Label: "tokens"}, ExtraWhat: "about",
+			Target: "≤ 4,096 bytes", MaxValue: 4096,
+			Miss: "A description, a schema or a tool was added; TestToolsListBudget fails with it."})
+	}
+	return rows
 }
 
 func memoryRow(what string, notes int) figure {

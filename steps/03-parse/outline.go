@@ -13,13 +13,10 @@ import (
 )
 
 var getOutlineTool = mcp.NewTool("get_outline",
-	mcp.WithDescription("Shows how the search index sees one note of the user's Obsidian vault. "+
-		"Returns JSON with the note's title, its tags, its sections in order (heading, level, "+
-		"line, and the chunks of text that get embedded, each starting with \"Title > Heading\") "+
-		"and the links it makes ([[wikilinks]] and embeds, with any heading, block or alias). "+
-		"Use it to see how a note is organised or what it links to; use get_note to read it."),
+	mcp.WithDescription("A note's title, tags, sections and links, as the search index sees them. "+
+		"To read it, use get_note."),
 	mcp.WithString("path", mcp.Required(),
-		mcp.Description(`the note's path relative to the vault root, like "Garden/Tomatoes.md"; the .md may be left out`)),
+		mcp.Description(`like "Garden/Tomatoes.md"`)),
 	readOnly(),
 )
 

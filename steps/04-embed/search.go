@@ -16,14 +16,13 @@ import (
 )
 
 var searchVaultTool = mcp.NewTool("search_vault",
-	mcp.WithDescription("Searches the user's Obsidian vault by meaning, not only by exact words. "+
-		"Returns JSON: the sections closest to the query, best first, each with the note's path, "+
-		"its title, the section's heading, a cosine similarity score (higher is closer) and the "+
-		"section's text. Use it to find notes about something; then get_note reads a whole note."),
+	mcp.WithDescription("Searches the user's Obsidian vault by meaning. Returns JSON: the "+
+		"closest sections, best first, each with its note's path and title, its heading, a "+
+		"cosine similarity (higher is closer) and its text."),
 	mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxQuery),
-		mcp.Description("what to look for, in your own words, like \"why is my bread dense\"")),
+		mcp.Description("what to look for, in your own words")),
 	mcp.WithNumber("limit", mcp.Min(1), mcp.Max(maxLimit),
-		mcp.Description(fmt.Sprintf("how many sections to return, 1 to %d (default %d)", maxLimit, defaultLimit))),
+		mcp.Description(fmt.Sprintf("sections to return, 1 to %d (default %d)", maxLimit, defaultLimit))),
 	readOnly(),
 )
 

@@ -9,9 +9,8 @@ import (
 )
 
 var indexStatusTool = mcp.NewTool("index_status",
-	mcp.WithDescription("Says what the search index holds: how many notes and sections, which "+
-		"embedder and model made its vectors, and which notes could not be indexed. Use it when "+
-		"search_vault finds less than you expect."),
+	mcp.WithDescription("What the search index holds, which model built it and which notes "+
+		"failed. Use it when search_vault finds less than expected."),
 	readOnly(),
 )
 

@@ -12,12 +12,10 @@ import (
 )
 
 var getNoteTool = mcp.NewTool("get_note",
-	mcp.WithDescription("Reads one note from the user's Obsidian vault. "+
-		"Returns JSON with the note's vault-relative path, its YAML frontmatter as an object "+
-		"(null when the note has none or it does not parse, with the reason in frontmatterError) "+
-		"and its Markdown body. Use it when you know which note you want."),
+	mcp.WithDescription("Reads a note of the user's Obsidian vault: its path, frontmatter (null "+
+		"if none or invalid, see frontmatterError) and Markdown body, as JSON."),
 	mcp.WithString("path", mcp.Required(),
-		mcp.Description(`the note's path relative to the vault root, like "Garden/Tomatoes.md"; the .md may be left out`)),
+		mcp.Description(`like "Garden/Tomatoes.md"`)),
 	readOnly(),
 )
 

@@ -13,41 +13,38 @@ import (
 )
 
 var getBacklinksTool = mcp.NewTool("get_backlinks",
-	mcp.WithDescription("Shows how one note of the user's Obsidian vault is linked: the notes that "+
-		"link to it (each with the line holding the link and the heading above it), and the links "+
-		"the note itself makes, each with the note it leads to or null when that note does not "+
-		"exist. Works for a note that does not exist yet too, if other notes link to it. Use it "+
-		"to answer \"what links here\", or to find notes that are missing."),
+	mcp.WithDescription("The notes that link to a note, each with its line and heading, and the "+
+		"links the note makes (to: null if missing). Works for notes not yet written."),
 	mcp.WithString("path", mcp.Required(), mcp.MaxLength(vault.MaxPathLen),
-		mcp.Description(`the note's path relative to the vault root, like "Garden/Tomatoes.md"; the .md may be left out`)),
+		mcp.Description(`like "Garden/Tomatoes.md"`)),
 	mcp.WithOutputSchema[linksResult](),
 	readOnly(),
 )
 
 type linksResult struct {
-	Path      string     `json:"path" jsonschema_description:"the note, as the vault names it"`
-	Exists    bool       `json:"exists" jsonschema_description:"false for a note that links lead to but nobody has written"`
-	Backlinks []backlink `json:"backlinks" jsonschema_description:"the links from other notes to this one, by note and line"`
-	Links     []outgoing `json:"links" jsonschema_description:"the links this note makes, in the order written"`
+	Path      string     `json:"path"`
+	Exists    bool       `json:"exists"`
+	Backlinks []backlink `json:"backlinks"`
+	Links     []outgoing `json:"links"`
 }
 
 type backlink struct {
-	From    string `json:"from" jsonschema_description:"the note that holds the link"`
-	Line    int    `json:"line" jsonschema_description:"its line in that note; 0 for a link in the frontmatter"`
-	Heading string `json:"heading" jsonschema_description:"the heading of the section holding the link"`
-	Text    string `json:"text" jsonschema_description:"the line holding the link"`
-	Embed   bool   `json:"embed,omitempty" jsonschema_description:"the link embeds the note (![[...]])"`
+	From    string `json:"from"`
+	Line    int    `json:"line"`
+	Heading string `json:"heading"`
+	Text    string `json:"text"`
+	Embed   bool   `json:"embed,omitempty"`
 }
 
 type outgoing struct {
-	Target string  `json:"target" jsonschema_description:"the link's target as written"`
-	To     *string `json:"to" jsonschema_description:"the note it leads to; null when there is none"`
+	Target string  `json:"target"`
+	To     *string `json:"to"`
 	Line   int     `json:"line"`
 	Embed  bool    `json:"embed,omitempty"`
 	// ByAlias is set when the note was found through a frontmatter alias, which Obsidian
 	// itself does not do: the model may want to say so.
 	ByAlias    bool `json:"byAlias,omitempty"`
-	Attachment bool `json:"attachment,omitempty" jsonschema_description:"the target is a file other than a note (an image, a PDF)"`
+	Attachment bool `json:"attachment,omitempty"`
 }
 
 func getBacklinks(notes *vault.Vault, graph *links.Graph) server.ToolHandlerFunc {

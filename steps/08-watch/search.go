@@ -18,20 +18,17 @@ import (
 )
 
 var searchVaultTool = mcp.NewTool("search_vault",
-	mcp.WithDescription("Searches the user's Obsidian vault by words and by meaning. "+
-		"Returns the best notes, best first, one result per note (its best "+
-		"section): path, title, heading, the line the section starts on, a snippet and a score "+
-		"from 0 to 1. Narrow it with folder (a vault folder, subfolders included) or tag (a tag "+
-		"such as \"garden\", nested tags included). An empty list means nothing relevant: say so "+
-		"rather than guess. Then get_note reads a whole note."),
+	mcp.WithDescription("Searches the user's Obsidian vault by words and meaning: the best notes, "+
+		"best first, each by its best section. An empty list means nothing relevant: say so, do "+
+		"not guess."),
 	mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxQuery),
-		mcp.Description("what to look for, in your own words, like \"why is my bread dense\"; words in double quotes must occur together")),
+		mcp.Description("in your own words; \"quoted words\" must occur together")),
 	mcp.WithInteger("limit", mcp.Min(1), mcp.Max(maxLimit),
-		mcp.Description(fmt.Sprintf("how many notes to return, 1 to %d (default %d)", maxLimit, defaultLimit))),
+		mcp.Description(fmt.Sprintf("default %d", defaultLimit))),
 	mcp.WithString("folder", mcp.MaxLength(vault.MaxPathLen),
-		mcp.Description(`only notes in this folder of the vault, like "Kitchen" or "Kitchen/Bread"`)),
+		mcp.Description("only notes under this folder")),
 	mcp.WithString("tag", mcp.MaxLength(maxTag),
-		mcp.Description(`only notes with this tag, like "garden" (which includes "garden/vegetables")`)),
+		mcp.Description("only notes with this tag, nested tags included")),
 	mcp.WithOutputSchema[searchResult](),
 	readOnly(),
 )
@@ -47,17 +44,17 @@ const (
 // searchResult is the tool's structured output; the outputSchema is generated from it, so the
 // descriptions below are what a client shows for each field.
 type searchResult struct {
-	Results    []hit  `json:"results" jsonschema_description:"the matching notes, best first; empty when nothing is relevant"`
-	Incomplete string `json:"incomplete,omitempty" jsonschema_description:"set when some notes are missing from the index, and why"`
+	Results    []hit  `json:"results"`
+	Incomplete string `json:"incomplete,omitempty"`
 }
 
 type hit struct {
-	Path    string  `json:"path" jsonschema_description:"the note's path in the vault, for get_note"`
+	Path    string  `json:"path"`
 	Title   string  `json:"title"`
-	Heading string  `json:"heading" jsonschema_description:"the heading of the best-matching section; empty before the first heading"`
-	Line    int     `json:"line" jsonschema_description:"the line the section starts on"`
-	Snippet string  `json:"snippet" jsonschema_description:"the start of the section's text"`
-	Score   float64 `json:"score" jsonschema_description:"how well it matches, from 0 to 1; higher is better"`
+	Heading string  `json:"heading"`
+	Line    int     `json:"line"`
+	Snippet string  `json:"snippet"`
+	Score   float64 `json:"score"`
 }
 
 func searchVault(ix *index) server.ToolHandlerFunc {

@@ -11,16 +11,15 @@ import (
 )
 
 var createNoteTool = mcp.NewTool("create_note",
-	mcp.WithDescription("Saves a new note in the inbox folder of the user's Obsidian vault, and "+
-		"returns its path. You give a title, never a path: the file name is made from the title. "+
-		"It never changes or replaces an existing note; if the title is taken, choose another. "+
-		"Use it when the user asks you to write something down."),
+	mcp.WithDescription("Saves a new note in the inbox of the user's Obsidian vault and returns "+
+		"its path. Never overwrites: if the title is taken, pick another. Use only when the user "+
+		"asks."),
 	mcp.WithString("title", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(inbox.MaxTitleLen),
-		mcp.Description(`the note's title, like "Seed order for spring"; it becomes the file name`)),
+		mcp.Description(`becomes the file name, like "Seed order"; never a path`)),
 	mcp.WithString("content", mcp.Required(), mcp.MaxLength(inbox.MaxContentSize),
-		mcp.Description("the note's text, in Markdown (Obsidian's: [[links]] and #tags work)")),
+		mcp.Description("Markdown; [[links]] and #tags work")),
 	mcp.WithArray("tags", mcp.MaxItems(inbox.MaxTags), mcp.WithStringItems(mcp.MaxLength(inbox.MaxTagLen)),
-		mcp.Description(`tags for the note's frontmatter, without '#', like ["garden", "garden/seeds"]`)),
+		mcp.Description(`frontmatter tags, without '#', like "garden/seeds"`)),
 	// It adds a note and touches nothing else, so it is not destructive; calling it twice
 	// does not do the same thing twice (the second call finds the title taken), so it is not
 	// idempotent; and it stays on this machine.

@@ -14,12 +14,10 @@ import (
 )
 
 var getNoteTool = mcp.NewTool("get_note",
-	mcp.WithDescription("Reads one note from the user's Obsidian vault. "+
-		"Returns JSON with the note's vault-relative path, its YAML frontmatter as an object "+
-		"(null when the note has none or it does not parse, with the reason in frontmatterError) "+
-		"and its Markdown body. Use it when you know which note you want."),
+	mcp.WithDescription("Reads a note of the user's Obsidian vault: its path, frontmatter (null "+
+		"if none or invalid, see frontmatterError) and Markdown body, as JSON."),
 	mcp.WithString("path", mcp.Required(), mcp.MaxLength(vault.MaxPathLen),
-		mcp.Description(`the note's path relative to the vault root, like "Garden/Tomatoes.md"; the .md may be left out`)),
+		mcp.Description(`like "Garden/Tomatoes.md"`)),
 	readOnly(),
 )
 
@@ -44,7 +42,8 @@ func prefix(s string, n int) string {
 }
 
 // maxBody bounds the text get_note returns. A model's context holds a few hundred kilobytes
-// at most; an 8 MiB note would crowd out everything else, and get_outline can show its parts.
+// at most; an 8 MiB note would crowd out everything else, and search_vault finds what the
+// rest holds.
 const maxBody = 256 << 10
 
 func getNote(notes *vault.Vault) server.ToolHandlerFunc {
@@ -59,7 +58,7 @@ func getNote(notes *vault.Vault) server.ToolHandlerFunc {
 		out := noteJSON{Path: path, Frontmatter: fm.Fields, Body: body}
 		if len(body) > maxBody {
 			out.Body = prefix(body, maxBody)
-			out.Truncated = fmt.Sprintf("the body is %d bytes; this is the first %d. get_outline lists its sections", len(body), len(out.Body))
+			out.Truncated = fmt.Sprintf("the body is %d bytes; this is the first %d; search_vault finds what the rest holds", len(body), len(out.Body))
 		}
 		if fm.Err != nil {
 			out.FrontmatterError = fm.Err.Error()

@@ -100,7 +100,7 @@ func TestNothingLost(t *testing.T) {
 	}
 	var calls []map[string]any
 	for _, p := range paths {
-		for _, tool := range []string{"get_note", "get_outline", "get_backlinks"} {
+		for _, tool := range []string{"get_note", "get_backlinks"} {
 			calls = append(calls, map[string]any{"name": tool, "arguments": map[string]any{"path": p}})
 		}
 	}
@@ -131,7 +131,7 @@ func TestNothingLost(t *testing.T) {
 	} {
 		calls = append(calls, map[string]any{"name": "create_note", "arguments": args})
 	}
-	for _, tool := range []string{"get_outline", "index_status", "no_such_tool"} {
+	for _, tool := range []string{"get_backlinks", "index_status", "no_such_tool"} {
 		calls = append(calls, map[string]any{"name": tool, "arguments": map[string]any{"extra": huge[:100]}})
 	}
 
@@ -295,18 +295,6 @@ func TestAnswersAreBounded(t *testing.T) {
 	var note struct{ Body, Truncated string }
 	if isError || json.Unmarshal([]byte(text), &note) != nil || len(note.Body) > 256<<10 || note.Truncated == "" {
 		t.Errorf("get_note(Long): %d bytes of body, truncated %q; want at most 256 KiB and a reason", len(note.Body), note.Truncated)
-	}
-	// The outline holds the text too, in its chunks, and links: the same bound.
-	for _, path := range []string{"Long", "Hub"} {
-		text, isError = call(t, url, "get_outline", map[string]any{"path": path})
-		var outline struct {
-			Sections  []struct{ Chunks []string }
-			Truncated string
-		}
-		if isError || json.Unmarshal([]byte(text), &outline) != nil || len(text) > 256<<10 || len(outline.Sections) == 0 || outline.Truncated == "" {
-			t.Errorf("get_outline(%s): %d bytes, %d sections, truncated %q; want at most 256 KiB, the first sections, and a reason",
-				path, len(text), len(outline.Sections), outline.Truncated)
-		}
 	}
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
 		"params": map[string]any{"name": "get_backlinks", "arguments": map[string]any{"path": "Hub"}}})

@@ -28,7 +28,7 @@ func TestReadOnly(t *testing.T) {
 		for _, tool := range list.Tools {
 			names = append(names, tool.Name)
 		}
-		if want := []string{"get_backlinks", "get_note", "get_outline", "index_status", "search_vault"}; !slices.Equal(names, want) {
+		if want := []string{"get_backlinks", "get_note", "index_status", "search_vault"}; !slices.Equal(names, want) {
 			t.Errorf("read-only, tools/list = %v, want %v", names, want)
 		}
 		_, rpcErr := rpc(t, url, "tools/call", map[string]any{"name": "create_note", "arguments": map[string]any{"title": "Seeds", "content": "Order seeds."}})
@@ -41,7 +41,6 @@ func TestReadOnly(t *testing.T) {
 			args map[string]any
 		}{
 			{"get_note", map[string]any{"path": "Garden/Tomatoes"}},
-			{"get_outline", map[string]any{"path": "Garden/Tomatoes"}},
 			{"search_vault", map[string]any{"query": "why is my bread dense", "folder": "Kitchen"}},
 			{"get_backlinks", map[string]any{"path": "Garden/Compost"}},
 			{"index_status", map[string]any{}},

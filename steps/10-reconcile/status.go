@@ -12,10 +12,8 @@ import (
 )
 
 var indexStatusTool = mcp.NewTool("index_status",
-	mcp.WithDescription("Says what the search index holds: whether it is ready or still "+
-		"catching up with the vault (and how far it got), how many notes and sections, which "+
-		"embedder and model made its vectors, when and why it was last rebuilt, and which notes "+
-		"could not be indexed. Use it when search_vault finds less than you expect."),
+	mcp.WithDescription("Whether the search index is ready, what it holds, which model built it "+
+		"and which notes failed. Use it when search_vault finds less than expected."),
 	readOnly(),
 )
 

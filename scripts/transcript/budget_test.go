@@ -1,0 +1,80 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// toolsListBudget is what a step's tools/list may weigh: the compact JSON of its tools, which a
+// client sends the model with every turn. 4 KiB is about a thousand tokens.
+const toolsListBudget = 4096
+
+// bytesPerToken turns bytes into tokens by the usual rule of thumb for English text and JSON,
+// about four bytes a token; a model's own tokenizer gives somewhat more or fewer.
+const bytesPerToken = 4
+
+// toolsList asks the server at url for its tools and returns them as compact JSON.
+func toolsList(t testing.TB, url string) []byte {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msg struct {
+		Result struct{ Tools json.RawMessage }
+	}
+	var tools bytes.Buffer
+	if err := json.Unmarshal(body, &msg); err != nil || json.Compact(&tools, msg.Result.Tools) != nil {
+		t.Fatalf("tools/list: %v\n%s", err, body)
+	}
+	return tools.Bytes()
+}
+
+// TestToolsListBudget keeps each step's tools within the budget: a description that grows, a
+// schema field, a new tool, each has to fit.
+func TestToolsListBudget(t *testing.T) {
+	root, steps := stepsUnderTest(t)
+	for _, step := range steps {
+		t.Run(step.Name, func(t *testing.T) {
+			_, env := startStep(t, root, step, offline)
+			tools := toolsList(t, env.MCP)
+			t.Logf("%s: tools/list is %d bytes, about %d tokens", step.Name, len(tools), len(tools)/bytesPerToken)
+			if len(tools) > toolsListBudget {
+				t.Errorf("%s: tools/list is %d bytes, over its budget of %d; make descriptions and schemas say less:\n%s",
+					step.Name, len(tools), toolsListBudget, tools)
+			}
+		})
+	}
+}
+
+// BenchmarkToolsList times a tools/list on each step and reports what it weighs.
+func BenchmarkToolsList(b *testing.B) {
+	root, err := Root()
+	if err != nil {
+		b.Fatal(err)
+	}
+	steps, err := Steps(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, step := range steps {
+		b.Run(step.Name, func(b *testing.B) {
+			_, env := startStep(b, root, step, offline)
+			var tools []byte
+			for b.Loop() {
+				tools = toolsList(b, env.MCP)
+			}
+			b.ReportMetric(float64(len(tools)), "bytes")
+			b.ReportMetric(float64(len(tools)/bytesPerToken), "tokens")
+		})
+	}
+}
