@@ -13,7 +13,7 @@ import (
 
 var getNoteTool = mcp.NewTool("get_note",
 	mcp.WithDescription("Reads a note of the user's Obsidian vault: its path, frontmatter (null "+
-		"if none or invalid, see frontmatterError) and Markdown body, as JSON."),
+		"if none or invalid; see frontmatterError) and Markdown body."),
 	mcp.WithString("path", mcp.Required(),
 		mcp.Description(`like "Garden/Tomatoes.md"`)),
 	readOnly(),

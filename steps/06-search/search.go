@@ -18,9 +18,9 @@ import (
 )
 
 var searchVaultTool = mcp.NewTool("search_vault",
-	mcp.WithDescription("Searches the user's Obsidian vault by words and meaning: the best notes, "+
-		"best first, each by its best section. An empty list means nothing relevant: say so, do "+
-		"not guess."),
+	mcp.WithDescription("Searches the user's Obsidian vault by words and meaning: the best notes "+
+		"first, each by its best section. An empty list means nothing relevant: say so, do not "+
+		"guess."),
 	mcp.WithString("query", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(maxQuery),
 		mcp.Description("in your own words; \"quoted words\" must occur together")),
 	mcp.WithInteger("limit", mcp.Min(1), mcp.Max(maxLimit),

@@ -13,8 +13,8 @@ import (
 )
 
 var getBacklinksTool = mcp.NewTool("get_backlinks",
-	mcp.WithDescription("The notes that link to a note, each with its line and heading, and the "+
-		"links the note makes (to: null if missing). Works for notes not yet written."),
+	mcp.WithDescription("Notes linking to a note, each with its line and heading, and the links it "+
+		"makes (to: null if missing). Works for notes not yet written."),
 	mcp.WithString("path", mcp.Required(), mcp.MaxLength(vault.MaxPathLen),
 		mcp.Description(`like "Garden/Tomatoes.md"`)),
 	mcp.WithOutputSchema[linksResult](),

@@ -9,8 +9,8 @@ import (
 )
 
 var indexStatusTool = mcp.NewTool("index_status",
-	mcp.WithDescription("What the search index holds, which model built it and which notes "+
-		"failed. Use it when search_vault finds less than expected."),
+	mcp.WithDescription("What the search index holds and which notes failed: use it when "+
+		"search_vault finds less than expected."),
 	readOnly(),
 )
 

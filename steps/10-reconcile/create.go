@@ -11,15 +11,14 @@ import (
 )
 
 var createNoteTool = mcp.NewTool("create_note",
-	mcp.WithDescription("Saves a new note in the inbox of the user's Obsidian vault and returns "+
-		"its path. Never overwrites: if the title is taken, pick another. Use only when the user "+
-		"asks."),
+	mcp.WithDescription("Saves a new note in the inbox of the user's Obsidian vault; returns its "+
+		"path. Never overwrites: if the title is taken, pick another. Only when the user asks."),
 	mcp.WithString("title", mcp.Required(), mcp.MinLength(1), mcp.MaxLength(inbox.MaxTitleLen),
 		mcp.Description(`becomes the file name, like "Seed order"; never a path`)),
 	mcp.WithString("content", mcp.Required(), mcp.MaxLength(inbox.MaxContentSize),
 		mcp.Description("Markdown; [[links]] and #tags work")),
 	mcp.WithArray("tags", mcp.MaxItems(inbox.MaxTags), mcp.WithStringItems(mcp.MaxLength(inbox.MaxTagLen)),
-		mcp.Description(`frontmatter tags, without '#', like "garden/seeds"`)),
+		mcp.Description(`without "#", like "garden/seeds"`)),
 	// It adds a note and touches nothing else, so it is not destructive; calling it twice
 	// does not do the same thing twice (the second call finds the title taken), so it is not
 	// idempotent; and it stays on this machine.

@@ -12,8 +12,8 @@ import (
 )
 
 var indexStatusTool = mcp.NewTool("index_status",
-	mcp.WithDescription("Whether the search index is ready, what it holds, which model built it "+
-		"and which notes failed. Use it when search_vault finds less than expected."),
+	mcp.WithDescription("Whether the search index is ready, what it holds and which notes failed: "+
+		"use it when search_vault finds less than expected."),
 	readOnly(),
 )
 
