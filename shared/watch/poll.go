@@ -78,7 +78,7 @@ type stamp struct {
 
 // polling is the state of a Watcher that polls.
 type polling struct {
-	mu     sync.Mutex // guards now and ticker, which Noticing and Close use from other goroutines
+	mu     sync.Mutex // guards now, ticker and tick, which Noticing and Close use from other goroutines
 	now    Noticing
 	ticker *time.Ticker  // nil while events are used; only Run's goroutine sets it after New
 	tick   time.Duration // the ticker's period: the shorter of the two intervals
@@ -181,7 +181,9 @@ func (w *Watcher) pace(full, quick time.Duration) {
 	w.poll.mu.Lock()
 	defer w.poll.mu.Unlock()
 	n := &w.poll.now
-	if full > 0 {
+	// A clock too coarse to time a tiny vault's pass (Windows ticks in half milliseconds) gives
+	// 0; the first pass sets an interval all the same, which paced keeps at least minPollEvery.
+	if full > 0 || n.Every == 0 {
 		n.Every = cmp.Or(w.pollEvery, paced(full, fullShare, minPollEvery, maxPollEvery))
 	}
 	if quick > 0 {

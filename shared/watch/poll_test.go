@@ -136,6 +136,14 @@ func TestPollingPace(t *testing.T) {
 		t.Errorf("Noticing().String() = %q, want %q", got, want)
 	}
 
+	// A first pass too quick for the clock to time still sets an interval.
+	quick := polling(Options{Mode: Poll})
+	quick.poll.now.Every = 0
+	quick.pace(0, 0)
+	if n := quick.Noticing(); n.Every != minPollEvery {
+		t.Errorf("after a first pass timed at 0: every %v, want %v", n.Every, minPollEvery)
+	}
+
 	asked := polling(Options{Mode: Poll, PollEvery: 7 * time.Second})
 	asked.pace(time.Second, 0)
 	if n := asked.Noticing(); n.Every != 7*time.Second {
