@@ -67,7 +67,8 @@ type Vault struct {
 	escapes error
 
 	mu      sync.Mutex
-	skipped map[string]string // the folders the latest listing could not read, and why
+	skipped map[string]string      // the folders the latest listing could not read, and why
+	folders map[string]folderNames // the names in each folder canonical has looked in
 }
 
 // Open opens the vault in dir, which must be an existing folder.
@@ -108,7 +109,7 @@ func (v *Vault) Dir() string { return v.dir }
 // A symbolic link inside the vault is followed when it leads to a note inside the vault,
 // as Obsidian does; one that leads outside is refused by os.Root.
 func (v *Vault) ReadNote(p string) (note string, content []byte, err error) {
-	note, err = NotePath(p)
+	note, err = v.resolve(p)
 	if err != nil {
 		return "", nil, err
 	}
@@ -183,7 +184,7 @@ func tooLarge(note string) error {
 // as ReadNote. An index records them to notice later, without reading every note again,
 // which notes changed.
 func (v *Vault) Stat(p string) (note string, info fs.FileInfo, err error) {
-	note, err = NotePath(p)
+	note, err = v.resolve(p)
 	if err != nil {
 		return "", nil, err
 	}
@@ -192,6 +193,16 @@ func (v *Vault) Stat(p string) (note string, info fs.FileInfo, err error) {
 		return "", nil, err
 	}
 	return note, info, nil
+}
+
+// resolve turns a path from a model into the note's own path: cleaned by NotePath, and
+// spelt as the vault spells it (canonical).
+func (v *Vault) resolve(p string) (string, error) {
+	note, err := NotePath(p)
+	if err != nil {
+		return "", err
+	}
+	return v.canonical(note)
 }
 
 // stat checks that note, a cleaned note path, names a regular file in the vault.

@@ -178,25 +178,6 @@ func TestReadNoteText(t *testing.T) {
 	}
 }
 
-func TestReadNoteCase(t *testing.T) {
-	v := newVault(t, map[string]string{
-		"Projects/plan.md":     "# plan",
-		"Projects/Planning.md": "# Planning",
-	})
-	note, content, err := v.ReadNote("Projects/Plan.md")
-	if !caseSensitive(t, v) {
-		// The file system finds the note; the path keeps the spelling that was sent.
-		if err != nil || note != "Projects/Plan.md" || string(content) != "# plan" {
-			t.Errorf("ReadNote = %q, %q, %v; want the note", note, content, err)
-		}
-		return
-	}
-	want := `note "Projects/Plan.md" not found; did you mean "Projects/plan.md" or "Projects/Planning.md"?`
-	if !errors.Is(err, ErrNotFound) || err.Error() != want {
-		t.Errorf("ReadNote error:\n got %v\nwant %s", err, want)
-	}
-}
-
 func TestReadNoteSymlinks(t *testing.T) {
 	v := newVault(t, map[string]string{"Home.md": "# Home", "Projects/plan.md": "# plan"})
 	parent := filepath.Dir(v.Dir())
