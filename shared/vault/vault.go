@@ -109,7 +109,7 @@ func (v *Vault) Dir() string { return v.dir }
 // A symbolic link inside the vault is followed when it leads to a note inside the vault,
 // as Obsidian does; one that leads outside is refused by os.Root.
 func (v *Vault) ReadNote(p string) (note string, content []byte, err error) {
-	note, err = v.resolve(p)
+	note, err = v.Resolve(p)
 	if err != nil {
 		return "", nil, err
 	}
@@ -184,7 +184,7 @@ func tooLarge(note string) error {
 // as ReadNote. An index records them to notice later, without reading every note again,
 // which notes changed.
 func (v *Vault) Stat(p string) (note string, info fs.FileInfo, err error) {
-	note, err = v.resolve(p)
+	note, err = v.Resolve(p)
 	if err != nil {
 		return "", nil, err
 	}
@@ -195,9 +195,10 @@ func (v *Vault) Stat(p string) (note string, info fs.FileInfo, err error) {
 	return note, info, nil
 }
 
-// resolve turns a path from a model into the note's own path: cleaned by NotePath, and
-// spelt as the vault spells it (canonical).
-func (v *Vault) resolve(p string) (string, error) {
+// Resolve turns a path from a model into the note's own path: cleaned by NotePath, and
+// spelt as the vault spells it (see canonical). The note need not exist: a path that names
+// nothing comes back cleaned, as a note not written yet would be named.
+func (v *Vault) Resolve(p string) (string, error) {
 	note, err := NotePath(p)
 	if err != nil {
 		return "", err

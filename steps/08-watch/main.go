@@ -148,7 +148,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	// database closes.
 	hooks := &server.Hooks{}
 	index.noticing = watcher.Noticing // for index_status: only the watcher knows
-	updates := newLive(notes, index, newNoteEvents(hooks, logger), logger)
+	updates := newLive(notes, index, newNoteEvents(hooks, notes, logger), logger)
 	workCtx, stopWork := context.WithCancel(ctx)
 	var workers sync.WaitGroup
 	defer workers.Wait()

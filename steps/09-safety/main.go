@@ -207,7 +207,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	// changes. Deferred in this order, they are stopped, then waited for, before the
 	// database closes.
 	index.noticing = watcher.Noticing // for index_status: only the watcher knows
-	updates := newLive(notes, index, newNoteEvents(hooks, logger), logger)
+	updates := newLive(notes, index, newNoteEvents(hooks, notes, logger), logger)
 	workCtx, stopWork := context.WithCancel(ctx)
 	var workers sync.WaitGroup
 	defer workers.Wait()

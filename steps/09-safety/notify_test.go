@@ -74,8 +74,8 @@ func listChanged(m message) bool { return m.Method == "notifications/resources/l
 func nothingElse(message) bool { return false }
 
 // followAndHear drives one client through what a person's edits look like to it, following
-// Garden/Tomatoes by a URI without ".md". listenID is the id every notification must carry
-// (nil for a 2025 client).
+// Garden/Tomatoes by a URI in another case and without ".md". listenID is the id every
+// notification must carry (nil for a 2025 client).
 func followAndHear(t *testing.T, vaultDir string, in received, listenID any, stopFollowing func()) {
 	t.Helper()
 	tagged := func(m message) {
@@ -83,7 +83,7 @@ func followAndHear(t *testing.T, vaultDir string, in received, listenID any, sto
 			t.Errorf("%s carries subscriptionId %v, want %v", m.Method, got, listenID)
 		}
 	}
-	const followed = "note:///Garden/Tomatoes"
+	const followed = "note:///garden/TOMATOES"
 	edit := func(note string) func() {
 		return func() {
 			f, err := os.OpenFile(filepath.Join(vaultDir, filepath.FromSlash(note)), os.O_APPEND|os.O_WRONLY, 0)
@@ -126,7 +126,7 @@ func copyVault(t *testing.T) string {
 func TestNotifyOverHTTP(t *testing.T) {
 	vaultDir := copyVault(t)
 	url := startServer(t, vaultDir)
-	body := `{"jsonrpc":"2.0","id":"listen-1","method":"subscriptions/listen","params":{"notifications":{"resourcesListChanged":true,"resourceSubscriptions":["note:///Garden/Tomatoes"]},` +
+	body := `{"jsonrpc":"2.0","id":"listen-1","method":"subscriptions/listen","params":{"notifications":{"resourcesListChanged":true,"resourceSubscriptions":["note:///garden/TOMATOES"]},` +
 		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
 	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
@@ -225,16 +225,16 @@ func TestNotifyOverStdio(t *testing.T) {
 				answer("init")
 				send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 				waitReady()
-				send(`{"jsonrpc":"2.0","id":"sub","method":"resources/subscribe","params":{"uri":"note:///Garden/Tomatoes"}}`)
+				send(`{"jsonrpc":"2.0","id":"sub","method":"resources/subscribe","params":{"uri":"note:///garden/TOMATOES"}}`)
 				answer("sub")
 				followAndHear(t, vaultDir, in, nil, func() {
-					send(`{"jsonrpc":"2.0","id":"unsub","method":"resources/unsubscribe","params":{"uri":"note:///Garden/Tomatoes"}}`)
+					send(`{"jsonrpc":"2.0","id":"unsub","method":"resources/unsubscribe","params":{"uri":"note:///garden/TOMATOES"}}`)
 					answer("unsub")
 				})
 				return
 			}
 			waitReady()
-			send(`{"jsonrpc":"2.0","id":"listen-1","method":"subscriptions/listen","params":{"notifications":{"resourcesListChanged":true,"resourceSubscriptions":["note:///Garden/Tomatoes"]},` + meta + `}}`)
+			send(`{"jsonrpc":"2.0","id":"listen-1","method":"subscriptions/listen","params":{"notifications":{"resourcesListChanged":true,"resourceSubscriptions":["note:///garden/TOMATOES"]},` + meta + `}}`)
 			if ack := in.next(t, 5*time.Second, "the acknowledgement"); ack.Method != "notifications/subscriptions/acknowledged" {
 				t.Fatalf("the stream opens with %s, want notifications/subscriptions/acknowledged", ack.Method)
 			}

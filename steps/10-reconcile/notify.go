@@ -31,6 +31,7 @@ import (
 // sessions unfiltered, so noteEvents keeps that list itself, from mcp-go's hooks, and writes
 // each notification to the sessions that asked for it.
 type noteEvents struct {
+	notes  *vault.Vault // to name a followed note as the vault spells it
 	logger *slog.Logger
 
 	mu        sync.Mutex
@@ -47,8 +48,8 @@ type listener struct {
 	follows     map[string]string // by URI in the form vault.URI gives, the URI the client gave
 }
 
-func newNoteEvents(hooks *server.Hooks, logger *slog.Logger) *noteEvents {
-	e := &noteEvents{logger: logger, stdio: map[server.ClientSession]bool{}, listeners: map[*listener]bool{}}
+func newNoteEvents(hooks *server.Hooks, notes *vault.Vault, logger *slog.Logger) *noteEvents {
+	e := &noteEvents{notes: notes, logger: logger, stdio: map[server.ClientSession]bool{}, listeners: map[*listener]bool{}}
 	hooks.AddOnRegisterSession(func(_ context.Context, s server.ClientSession) { e.connected(s, true) })
 	hooks.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) { e.connected(s, false) })
 	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, _ *mcp.InitializeResult) {
@@ -97,9 +98,9 @@ func (e *noteEvents) follow(s server.ClientSession, uri string, on bool) {
 	defer e.mu.Unlock()
 	if l := e.legacy(s); l != nil {
 		if on {
-			l.follows[canonical(uri)] = uri
+			l.follows[e.canonical(uri)] = uri
 		} else {
-			delete(l.follows, canonical(uri))
+			delete(l.follows, e.canonical(uri))
 		}
 	}
 }
@@ -121,7 +122,7 @@ func (e *noteEvents) listen(ctx context.Context, s server.ClientSession, id any,
 	}
 	l := &listener{session: s, listenID: id, listChanged: asked.ResourcesListChanged, follows: map[string]string{}}
 	for _, uri := range asked.ResourceSubscriptions {
-		l.follows[canonical(uri)] = uri
+		l.follows[e.canonical(uri)] = uri
 	}
 	e.mu.Lock()
 	e.listeners[l] = true
@@ -134,11 +135,11 @@ func (e *noteEvents) listen(ctx context.Context, s server.ClientSession, id any,
 }
 
 // canonical is the URI vault.URI gives for the note uri names, so that a client following
-// "note:///Garden/Tomatoes" hears of Garden/Tomatoes.md, under the URI it gave. A URI that
+// "note:///garden/tomatoes" hears of Garden/Tomatoes.md, under the URI it gave. A URI that
 // names no note stays as it is, and hears nothing.
-func canonical(uri string) string {
+func (e *noteEvents) canonical(uri string) string {
 	if p, err := vault.PathFromURI(uri); err == nil {
-		if note, err := vault.NotePath(p); err == nil {
+		if note, err := e.notes.Resolve(p); err == nil {
 			return vault.URI(note)
 		}
 	}
