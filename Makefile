@@ -54,6 +54,7 @@ install: ## build step N (default 10, the finished server) as `vaultmcp` in $(go
 
 test: vet fmt cross interop-deps ## check everything: every module, every transcript, the guide
 	go test -race -count=1 work
+	go test -race -count=1 -tags simulate_caseless ./shared/vault  # again, on a disk that ignores case as macOS and Windows do
 
 # The interop tests drive each step with the official MCP clients and conformance suites from
 # npm. Without npm they skip (and say so); CI installs it, so there they always run. npm ci runs
@@ -65,6 +66,8 @@ interop-deps:
 
 vet:
 	go vet work
+	go vet -tags simulate_caseless ./shared/vault
+	go vet -tags simulate_kqueue ./shared/watch
 
 fmt: ## fail if any Go file is not gofmt-ed
 	@out=$$(gofmt -l shared scripts steps); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -80,7 +80,7 @@ type Inbox struct {
 // server may only read) is Create's to report, so that a server which only reads starts all
 // the same.
 func Open(v *vault.Vault, folder string) (*Inbox, error) {
-	clean, err := vault.PortablePath(folder)
+	clean, err := vault.CleanPath(folder)
 	if err != nil {
 		return nil, fmt.Errorf("inbox folder: %w", err)
 	}

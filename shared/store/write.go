@@ -8,6 +8,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Note is what the index keeps about a note, apart from its sections. The fields are plain
@@ -311,9 +313,10 @@ func (s *Store) NoteStates(ctx context.Context) (map[string]NoteState, error) {
 }
 
 // normalizeTag gives a tag the form the index keeps: without '#', in lower case, because
-// Obsidian treats #Garden and #garden as one tag.
+// Obsidian treats #Garden and #garden as one tag, and in NFC, because a tag pasted from macOS
+// may come decomposed while a model sends it composed.
 func normalizeTag(tag string) string {
-	return strings.ToLower(strings.TrimPrefix(strings.TrimSpace(tag), "#"))
+	return norm.NFC.String(strings.ToLower(strings.TrimPrefix(strings.TrimSpace(tag), "#")))
 }
 
 // putWords adds the note's sections to the keyword index, from what the notes and sections

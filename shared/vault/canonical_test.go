@@ -42,6 +42,16 @@ func TestCanonical(t *testing.T) {
 		}
 	}
 
+	// A folder resolves the same way, for search filters.
+	for asked, want := range map[string]string{"kitchen/BREAD": "Kitchen/Bread", `PROJECTS\`: "Projects", "Recipes": "Recipes"} {
+		if folder, err := v.ResolveFolder(asked); err != nil || folder != want {
+			t.Errorf("ResolveFolder(%q) = %q, %v; want %q", asked, folder, err, want)
+		}
+	}
+	if _, err := v.ResolveFolder("../x"); !errors.Is(err, ErrOutside) {
+		t.Errorf("ResolveFolder(../x) = %v; want it refused as outside the vault", err)
+	}
+
 	// A name that matches nothing is missing, with the near names.
 	want := `note "Projects/Plans.md" not found; did you mean "Projects/plan.md"?`
 	if _, _, err := v.ReadNote("Projects/Plans.md"); !errors.Is(err, ErrNotFound) || err.Error() != want {

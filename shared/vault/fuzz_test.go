@@ -6,7 +6,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -45,20 +44,17 @@ func FuzzCleanPath(f *testing.F) {
 	}
 	f.Cleanup(func() { v.Close() })
 
-	onWindows := runtime.GOOS == "windows"
 	f.Fuzz(func(t *testing.T, p string) {
-		for _, windows := range []bool{true, false} {
-			clean, err := cleanPath(p, windows)
-			if err == nil {
-				checkClean(t, p, clean, windows)
-			} else if !isKind(err) {
-				t.Fatalf("cleanPath(%q, windows %v) error %v matches none of the Err* kinds", p, windows, err)
-			}
+		clean, err := CleanPath(p)
+		if err == nil {
+			checkClean(t, p, clean)
+		} else if !isKind(err) {
+			t.Fatalf("CleanPath(%q) error %v matches none of the Err* kinds", p, err)
 		}
 
 		note, err := NotePath(p)
 		if err == nil {
-			checkClean(t, p, note, onWindows)
+			checkClean(t, p, note)
 			if !strings.EqualFold(path.Ext(note), ".md") {
 				t.Fatalf("NotePath(%q) = %q, not a .md path", p, note)
 			}
@@ -72,14 +68,14 @@ func FuzzCleanPath(f *testing.F) {
 			t.Fatalf("ReadNote(%q) error shows where the vault is: %v", p, err)
 		}
 		if err == nil {
-			checkClean(t, p, note, onWindows)
+			checkClean(t, p, note)
 		}
 	})
 }
 
-// checkClean fails the test unless clean, returned for p, is a path inside the vault: on
-// every operating system when windows is set, and on Linux and macOS otherwise.
-func checkClean(t *testing.T, p, clean string, windows bool) {
+// checkClean fails the test unless clean, returned for p, is a path inside the vault and a
+// name every operating system takes as it is.
+func checkClean(t *testing.T, p, clean string) {
 	t.Helper()
 	switch {
 	case !filepath.IsLocal(clean), !filepath.IsLocal(filepath.FromSlash(clean)):
@@ -88,19 +84,21 @@ func checkClean(t *testing.T, p, clean string, windows bool) {
 		t.Fatalf("%q → %q: not a clean '/'-separated path", p, clean)
 	case strings.ContainsAny(clean, "\\\x00"), !utf8.ValidString(clean), len(clean) > MaxPathLen:
 		t.Fatalf("%q → %q: has a backslash or NUL, or is not UTF-8, or is too long", p, clean)
-	case isDrive(clean), windows && strings.Contains(clean, ":"):
+	case strings.Contains(clean, ":"):
 		t.Fatalf("%q → %q: names a drive or a file stream", p, clean)
+	case strings.ContainsAny(clean, forbidden):
+		t.Fatalf("%q → %q: holds a character Windows refuses in a name", p, clean)
 	}
 	for name := range strings.SplitSeq(clean, "/") {
 		if name == ".." || strings.HasPrefix(name, ".") {
 			t.Fatalf("%q → %q: element %q could leave the vault, or is hidden", p, clean, name)
 		}
-		if windows && (strings.HasSuffix(name, ".") || strings.HasSuffix(name, " ") || Reserved(name)) {
+		if strings.HasSuffix(name, ".") || strings.HasSuffix(name, " ") || Reserved(name) {
 			t.Fatalf("%q → %q: element %q means another file or a device on Windows", p, clean, name)
 		}
 	}
-	if again, err := cleanPath(clean, windows); again != clean || err != nil {
-		t.Fatalf("%q → %q, but cleanPath(%q, windows %v) = %q, %v", p, clean, clean, windows, again, err)
+	if again, err := CleanPath(clean); again != clean || err != nil {
+		t.Fatalf("%q → %q, but CleanPath(%q) = %q, %v", p, clean, clean, again, err)
 	}
 }
 

@@ -2,7 +2,6 @@ package vault
 
 import (
 	"path"
-	"runtime"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -18,27 +17,17 @@ const hint = `send a path relative to the vault root, like "Folder/Note.md"`
 // CleanPath turns a path sent by a model into a vault-relative path: '/'-separated, cleaned,
 // and free of anything that could name a place outside the vault.
 //
-// Most of its rules are the same on every operating system. Three are Windows's own, and hold
-// only there: a ':' (a drive, or a hidden stream of a file), a name ending in a dot or a space
-// (Windows drops them, so "secret.md." would open "secret.md"), and the names of devices (CON,
-// NUL, COM1). On Linux and macOS these are ordinary names, which notes synced from other
-// programs use; refusing them there would only hide those notes. A path that starts with a
-// drive ("C:\x") is refused everywhere, since a model that sends one means a Windows path.
+// Its rules are the same on every operating system, so that a vault synced between a Mac, a
+// Windows PC and a Linux machine answers alike on each. That includes Windows's rules for a
+// name: no ':' (a drive, or a hidden stream of a file), none of <>"|?*, no name ending in a dot
+// or a space (Windows drops them, so "secret.md." would open "secret.md"), and none of the
+// names of devices (CON, NUL, COM1). Obsidian refuses those characters in a note's name on
+// every system too, so a vault written with it has none of them; a note named so by another
+// program is listed with the reason by [Vault.NoteInfos], for its owner to rename.
 //
 // CleanPath is the first of two walls. It only looks at the text; the second wall, os.Root
 // in [Vault], is the operating system refusing to leave the vault, symbolic links included.
 func CleanPath(p string) (string, error) {
-	return cleanPath(p, runtime.GOOS == "windows")
-}
-
-// PortablePath is CleanPath with Windows's rules on every system: for a path that something
-// will be written under, in a vault that may be synced to Windows.
-func PortablePath(p string) (string, error) {
-	return cleanPath(p, true)
-}
-
-// cleanPath is CleanPath with Windows's rules applied or not, so tests can try both anywhere.
-func cleanPath(p string, windows bool) (string, error) {
 	switch {
 	case p == "":
 		return "", refuse(ErrInvalidPath, "path is empty; %s", hint)
@@ -58,19 +47,18 @@ func cleanPath(p string, windows bool) (string, error) {
 	switch {
 	case strings.HasPrefix(clean, "/"):
 		return "", refuse(ErrOutside, "path %q is absolute; %s", p, hint)
-	case strings.Contains(clean, ":") && (windows || isDrive(clean)):
+	case strings.Contains(clean, ":"):
 		// "C:\x", "C:x" and "c:/x" name a drive; "Note.md:secret" names a hidden NTFS
 		// stream of a file.
 		return "", refuse(ErrOutside, "path %q contains ':', which names a drive or a file stream; %s", p, hint)
+	case strings.ContainsAny(clean, forbidden):
+		return "", refuse(ErrInvalidPath, "path %q contains one of %s, which no note's name can hold on Windows or in Obsidian; send the exact name of the note", p, forbidden)
 	}
 
 	// Clean removes "." and empty elements and resolves "a/../b" to "b" by looking at the
 	// text only. Every ".." that remains leads out of the vault.
 	clean = path.Clean(clean)
 	switch {
-	case isDrive(clean):
-		// Cleaning can bring a drive to the front: "./C:" and "x/../C:/y" become "C:...".
-		return "", refuse(ErrOutside, "path %q names a drive; %s", p, hint)
 	case clean == ".":
 		return "", refuse(ErrInvalidPath, "path %q names the vault itself, not a note in it; %s", p, hint)
 	case clean == ".." || strings.HasPrefix(clean, "../"):
@@ -84,23 +72,19 @@ func cleanPath(p string, windows bool) (string, error) {
 			// .trash (deleted notes) and .git; they are not part of the vault. This also
 			// refuses ".. ", which Windows would read as "..".
 			return "", refuse(ErrOutside, "path %q includes %q; hidden files and folders (names starting with a dot) are not part of the vault", p, name)
-		case windows && (strings.HasSuffix(name, ".") || strings.HasSuffix(name, " ")):
+		case strings.HasSuffix(name, ".") || strings.HasSuffix(name, " "):
 			// Windows drops trailing dots and spaces, so "secret.md." would open
 			// "secret.md" there.
 			return "", refuse(ErrInvalidPath, "path %q has a name ending in a dot or space (%q); send the exact name of the note", p, name)
-		case windows && Reserved(name):
+		case Reserved(name):
 			return "", refuse(ErrInvalidPath, "path %q uses %q, which Windows reserves for a device; %s", p, name, hint)
 		}
 	}
 	return clean, nil
 }
 
-// isDrive reports whether p, '/'-separated, starts with a drive: a letter and a colon, then
-// a slash or nothing ("C:/Windows", "c:").
-func isDrive(p string) bool {
-	first, _, _ := strings.Cut(p, "/")
-	return len(first) == 2 && first[1] == ':' && ('a' <= first[0]|0x20 && first[0]|0x20 <= 'z')
-}
+// forbidden are the characters besides ':', '/' and '\\' that Windows refuses in a name.
+const forbidden = `<>"|?*`
 
 // Reserved reports whether name is a Windows device name (CON, NUL, COM1, ...): the part
 // before the first dot, without trailing spaces and in any case. Windows opens the device

@@ -9,10 +9,9 @@ import (
 // cleanPathTests are the spellings a hostile or confused model might send. FuzzCleanPath
 // starts from them too.
 var cleanPathTests = []struct {
-	in      string
-	want    string // the cleaned path, when kind is nil or applies on Windows only
-	kind    error
-	windows bool // kind applies on Windows only; elsewhere the path is accepted as want
+	in   string
+	want string // the cleaned path, when kind is nil
+	kind error
 }{
 	// Accepted, and cleaned.
 	{in: "Folder/Note.md", want: "Folder/Note.md"},
@@ -23,7 +22,6 @@ var cleanPathTests = []struct {
 	{in: "a/b/../../c.md", want: "c.md"},
 	{in: "Projects", want: "Projects"},
 	{in: "⏰ ToDo Lists.md", want: "⏰ ToDo Lists.md"},
-	{in: "What is SQL?.md", want: "What is SQL?.md"},
 	{in: " leading space.md", want: " leading space.md"},
 	{in: "CONSOLE.md", want: "CONSOLE.md"},
 	{in: "COM10.md", want: "COM10.md"},
@@ -47,17 +45,22 @@ var cleanPathTests = []struct {
 	{in: "a\xc0\xaf.md", kind: ErrInvalidPath},                      // overlong UTF-8 for '/'
 	{in: strings.Repeat("a/", 510) + "bc.md", kind: ErrInvalidPath}, // 1025 bytes
 	{in: strings.Repeat("a", 5000), kind: ErrInvalidPath},
-	// Windows's own rules (windows: true): ordinary names on Linux and macOS.
-	{in: "secret.md.", kind: ErrInvalidPath, windows: true, want: "secret.md."},
-	{in: "secret.md ", kind: ErrInvalidPath, windows: true, want: "secret.md "},
-	{in: "secret.md. . ", kind: ErrInvalidPath, windows: true, want: "secret.md. . "},
-	{in: "Folder./Note.md", kind: ErrInvalidPath, windows: true, want: "Folder./Note.md"},
-	{in: "CON", kind: ErrInvalidPath, windows: true, want: "CON"},
-	{in: "nul.md", kind: ErrInvalidPath, windows: true, want: "nul.md"},
-	{in: "Folder/com1.md", kind: ErrInvalidPath, windows: true, want: "Folder/com1.md"},
-	{in: "LPT¹.md", kind: ErrInvalidPath, windows: true, want: "LPT¹.md"},
-	{in: "conout$.md", kind: ErrInvalidPath, windows: true, want: "conout$.md"},
-	{in: "AUX .md", kind: ErrInvalidPath, windows: true, want: "AUX .md"},
+	// Windows's rules, on every system: a vault synced to Windows cannot hold these names.
+	{in: "What is SQL?.md", kind: ErrInvalidPath},
+	{in: "a<b>.md", kind: ErrInvalidPath},
+	{in: `say "hi".md`, kind: ErrInvalidPath},
+	{in: "this|that.md", kind: ErrInvalidPath},
+	{in: "*.md", kind: ErrInvalidPath},
+	{in: "secret.md.", kind: ErrInvalidPath},
+	{in: "secret.md ", kind: ErrInvalidPath},
+	{in: "secret.md. . ", kind: ErrInvalidPath},
+	{in: "Folder./Note.md", kind: ErrInvalidPath},
+	{in: "CON", kind: ErrInvalidPath},
+	{in: "nul.md", kind: ErrInvalidPath},
+	{in: "Folder/com1.md", kind: ErrInvalidPath},
+	{in: "LPT¹.md", kind: ErrInvalidPath},
+	{in: "conout$.md", kind: ErrInvalidPath},
+	{in: "AUX .md", kind: ErrInvalidPath},
 
 	// Outside the vault.
 	{in: "/", kind: ErrOutside},
@@ -70,21 +73,21 @@ var cleanPathTests = []struct {
 	{in: `a\..\..\x.md`, kind: ErrOutside},
 	{in: "../vault/Note.md", kind: ErrOutside},
 	{in: `C:\Windows\win.ini`, kind: ErrOutside},
-	{in: "C:x.md", kind: ErrOutside, windows: true, want: "C:x.md"},
+	{in: "C:x.md", kind: ErrOutside},
 	{in: "./A:", kind: ErrOutside},
 	{in: "x/../C:/y.md", kind: ErrOutside},
 	{in: "c:/x.md", kind: ErrOutside},
 	{in: "Z:", kind: ErrOutside},
-	{in: "Meeting 10:30.md", kind: ErrOutside, windows: true, want: "Meeting 10:30.md"},
-	{in: "Q: why/A: because.md", kind: ErrOutside, windows: true, want: "Q: why/A: because.md"},
+	{in: "Meeting 10:30.md", kind: ErrOutside},
+	{in: "Q: why/A: because.md", kind: ErrOutside},
 	{in: `\\?\C:\x.md`, kind: ErrOutside},
 	{in: `\??\C:\x.md`, kind: ErrOutside},
 	{in: `\\.\PhysicalDrive0`, kind: ErrOutside},
 	{in: `\\server\share\x.md`, kind: ErrOutside},
 	{in: "//server/share/x.md", kind: ErrOutside},
-	{in: "Note.md:secret", kind: ErrOutside, windows: true, want: "Note.md:secret"},
-	{in: "Note.md::$DATA", kind: ErrOutside, windows: true, want: "Note.md::$DATA"},
-	{in: "file:///etc/passwd", kind: ErrOutside, windows: true, want: "file:/etc/passwd"},
+	{in: "Note.md:secret", kind: ErrOutside},
+	{in: "Note.md::$DATA", kind: ErrOutside},
+	{in: "file:///etc/passwd", kind: ErrOutside},
 	{in: ".obsidian/app.json", kind: ErrOutside},
 	{in: ".trash/Old.md", kind: ErrOutside},
 	{in: "Folder/.git/config", kind: ErrOutside},
@@ -96,20 +99,17 @@ var cleanPathTests = []struct {
 	{in: ".../secret.md", kind: ErrOutside},
 }
 
-// TestCleanPath runs the table with Windows's rules and without, whatever the system.
 func TestCleanPath(t *testing.T) {
-	for _, windows := range []bool{true, false} {
-		for _, tc := range cleanPathTests {
-			got, err := cleanPath(tc.in, windows)
-			if tc.kind == nil || tc.windows && !windows {
-				if err != nil || got != tc.want {
-					t.Errorf("cleanPath(%q, windows %v) = %q, %v; want %q", tc.in, windows, got, err, tc.want)
-				}
-				continue
+	for _, tc := range cleanPathTests {
+		got, err := CleanPath(tc.in)
+		if tc.kind == nil {
+			if err != nil || got != tc.want {
+				t.Errorf("CleanPath(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 			}
-			if !errors.Is(err, tc.kind) {
-				t.Errorf("cleanPath(%q, windows %v) = %q, %v; want an error matching %q", tc.in, windows, got, err, tc.kind)
-			}
+			continue
+		}
+		if !errors.Is(err, tc.kind) {
+			t.Errorf("CleanPath(%q) = %q, %v; want an error matching %q", tc.in, got, err, tc.kind)
 		}
 	}
 }
@@ -122,14 +122,15 @@ func TestCleanPathMessages(t *testing.T) {
 		`C:\x.md`:     `path "C:\\x.md" contains ':', which names a drive or a file stream; send a path relative to the vault root, like "Folder/Note.md"`,
 		"secret.md.":  `path "secret.md." has a name ending in a dot or space ("secret.md."); send the exact name of the note`,
 		".trash/a.md": `path ".trash/a.md" includes ".trash"; hidden files and folders (names starting with a dot) are not part of the vault`,
+		"why?.md":     `path "why?.md" contains one of <>"|?*, which no note's name can hold on Windows or in Obsidian; send the exact name of the note`,
 		"nul.md":      `path "nul.md" uses "nul.md", which Windows reserves for a device; send a path relative to the vault root, like "Folder/Note.md"`,
 		"a\x00.md":    `path "a\x00.md" contains a control character; send a path relative to the vault root, like "Folder/Note.md"`,
 		// A long path is not echoed back.
 		strings.Repeat("a", 5000): `path is 5000 bytes long, more than the limit of 1024; send a path relative to the vault root, like "Folder/Note.md"`,
 	} {
-		_, err := cleanPath(in, true)
+		_, err := CleanPath(in)
 		if err == nil || err.Error() != want {
-			t.Errorf("cleanPath(%q, windows) error:\n got %v\nwant %s", in, err, want)
+			t.Errorf("CleanPath(%q) error:\n got %v\nwant %s", in, err, want)
 		}
 	}
 }

@@ -60,7 +60,7 @@ func refuse(kind error, format string, args ...any) error {
 
 // A Vault is a folder of notes, opened once. It is safe for concurrent use.
 type Vault struct {
-	root *os.Root
+	root disk
 	dir  string
 	// escapes is the error os.Root returns for a path that leads outside it. The os
 	// package does not export it, so Open learns it by asking for "..".
@@ -89,12 +89,30 @@ func Open(dir string) (*Vault, error) {
 	case !info.IsDir():
 		return nil, fmt.Errorf("vault folder %s is a file, not a folder", abs)
 	}
-	root, err := os.OpenRoot(abs)
+	root, err := openDisk(abs)
 	if err != nil {
 		return nil, fmt.Errorf("vault folder: %w", err)
 	}
 	_, err = root.Stat("..")
 	return &Vault{root: root, dir: abs, escapes: errors.Unwrap(err)}, nil
+}
+
+// disk is what a Vault needs of its folder: an *os.Root, which keeps every path inside it.
+// It is an interface only so that a test build can stand in a disk that ignores case, as
+// macOS and Windows do (see caseless_simulated.go).
+type disk interface {
+	Stat(name string) (fs.FileInfo, error)
+	Open(name string) (*os.File, error)
+	FS() fs.FS
+	Close() error
+}
+
+var openDisk = func(dir string) (disk, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	return root, nil
 }
 
 // Close releases the vault folder.
@@ -204,6 +222,16 @@ func (v *Vault) Resolve(p string) (string, error) {
 		return "", err
 	}
 	return v.canonical(note)
+}
+
+// ResolveFolder is Resolve for a folder: cleaned by CleanPath, and spelt as the vault spells
+// it. A search filtered to "kitchen" then keeps to the notes in Kitchen, as the index names them.
+func (v *Vault) ResolveFolder(p string) (string, error) {
+	folder, err := CleanPath(p)
+	if err != nil {
+		return "", err
+	}
+	return v.canonical(folder)
 }
 
 // stat checks that note, a cleaned note path, names a regular file in the vault.
@@ -458,11 +486,17 @@ func unservable(p string) error {
 		why = "holds a backslash, which tool calls read as a folder separator"
 	case len(p) > MaxPathLen:
 		why = fmt.Sprintf("is %d bytes long, more than the %d a tool call may send", len(p), MaxPathLen)
-	case isDrive(p):
-		why = "starts with a folder named like a Windows drive, which tool calls cannot name"
+	case strings.Contains(p, ":"):
+		why = "holds ':', which Windows and Obsidian refuse in a name"
+	case strings.ContainsAny(p, forbidden):
+		why = fmt.Sprintf("holds one of %s, which Windows and Obsidian refuse in a name", forbidden)
+	case strings.HasSuffix(p, " ") || strings.HasSuffix(p, ".") || strings.Contains(p, " /") || strings.Contains(p, "./"):
+		why = "has a name ending in a space or a dot, which Windows drops"
+	case slices.ContainsFunc(strings.Split(p, "/"), Reserved):
+		why = "uses a name Windows keeps for a device (CON, NUL, COM1 and the like)"
 	default:
 		_, err := CleanPath(p)
-		why = fmt.Sprintf("is refused on this system (%v)", err)
+		why = fmt.Sprintf("is refused (%v)", err)
 	}
 	return refuse(ErrInvalidPath, "not indexed: its path %s; rename the note or its folder to index it", why)
 }

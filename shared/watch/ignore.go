@@ -12,8 +12,9 @@ import (
 //
 //  1. A path is visible when vault.CleanPath accepts it unchanged. That leaves out every
 //     hidden file and folder (a name starting with a dot: .obsidian, .trash, .git,
-//     .DS_Store, .hidden.md) and names no model could send (holding a backslash or a control
-//     character; on Windows, also a ':', a trailing dot or space, or a device name).
+//     .DS_Store, .hidden.md) and names that no model could send or Windows could not hold
+//     (a backslash, a control character, a ':', one of <>"|?*, a trailing dot or space, a
+//     device name).
 //  2. A note is a visible path ending in ".md", in any case.
 //
 // Editors and sync tools save through files of their own beside the note. The two rules

@@ -1,7 +1,6 @@
 package watch
 
 import (
-	"runtime"
 	"testing"
 )
 
@@ -26,12 +25,7 @@ func TestIsNote(t *testing.T) {
 		"x.md.part", ".syncthing.x.md.tmp", "._x.md",
 		// Names vault.CleanPath refuses or changes on every system.
 		`back\slash.md`, "line\nbreak.md", "C:/x.md",
-	}
-	// Names only Windows gives a meaning of its own.
-	if windowsNames := []string{"Folder./x.md", "con.md", "Meeting 10:30.md"}; runtime.GOOS == "windows" {
-		ignored = append(ignored, windowsNames...)
-	} else {
-		notes = append(notes, windowsNames...)
+		"Folder./x.md", "con.md", "Meeting 10:30.md", "Why?.md",
 	}
 
 	for _, p := range notes {

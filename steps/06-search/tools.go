@@ -14,7 +14,7 @@ import (
 func addTools(s *server.MCPServer, notes *vault.Vault, index *index) {
 	s.AddTool(getNoteTool, getNote(notes))
 	s.AddTool(getOutlineTool, getOutline(notes))
-	s.AddTool(searchVaultTool, searchVault(index))
+	s.AddTool(searchVaultTool, searchVault(notes, index))
 	s.AddTool(indexStatusTool, indexStatus(index))
 }
 

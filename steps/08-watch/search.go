@@ -57,7 +57,7 @@ type hit struct {
 	Score   float64 `json:"score"`
 }
 
-func searchVault(ix *index) server.ToolHandlerFunc {
+func searchVault(notes *vault.Vault, ix *index) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		query := strings.TrimSpace(req.GetString("query", ""))
 		if query == "" {
@@ -67,7 +67,7 @@ func searchVault(ix *index) server.ToolHandlerFunc {
 			return mcp.NewToolResultError("query holds control characters; send plain text"), nil
 		}
 		opts := store.Options{K: req.GetInt("limit", defaultLimit)}
-		if msg := ix.checkFilters(ctx, &opts, req.GetString("folder", ""), req.GetString("tag", "")); msg != "" {
+		if msg := ix.checkFilters(ctx, notes, &opts, req.GetString("folder", ""), req.GetString("tag", "")); msg != "" {
 			return mcp.NewToolResultError(msg), nil
 		}
 
@@ -91,9 +91,11 @@ func searchVault(ix *index) server.ToolHandlerFunc {
 // checkFilters validates the folder and tag a model sent and puts them in opts. It returns
 // a message for the model when one is unusable. A filter that matches nothing is an error,
 // not an empty result: "no notes about X in Y" would be a false answer when Y is misspelt.
-func (ix *index) checkFilters(ctx context.Context, opts *store.Options, folder, tag string) string {
+// The folder is spelt as the vault spells it, as note paths are, and tags are compared
+// without regard to case or Unicode form, as Obsidian compares them.
+func (ix *index) checkFilters(ctx context.Context, notes *vault.Vault, opts *store.Options, folder, tag string) string {
 	if folder = strings.TrimSpace(folder); folder != "" {
-		clean, err := vault.CleanPath(folder)
+		clean, err := notes.ResolveFolder(folder)
 		if err != nil {
 			return "folder: " + err.Error()
 		}

@@ -13,7 +13,7 @@ import (
 // (destructive, open world) for any hint left out.
 func addTools(s *server.MCPServer, notes *vault.Vault, index *index) {
 	s.AddTool(getNoteTool, getNote(notes))
-	s.AddTool(searchVaultTool, searchVault(index))
+	s.AddTool(searchVaultTool, searchVault(notes, index))
 	s.AddTool(indexStatusTool, indexStatus(index))
 	s.AddTool(getBacklinksTool, getBacklinks(notes, index.graph))
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -28,10 +27,7 @@ func TestLargeVaultOnFewDescriptors(t *testing.T) {
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &limit); err != nil || limit.Max < 1024 {
 		t.Skipf("the hard limit on open files is below 1,024 here (%v), so it cannot be set to 1,024", err)
 	}
-	bin := filepath.Join(t.TempDir(), "server")
-	if out, err := exec.Command("go", "build", "-tags", "simulate_kqueue", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build -tags simulate_kqueue: %v\n%s", err, out)
-	}
+	bin := buildServer(t, "simulate_kqueue")
 	dir := t.TempDir()
 	for i := range 20000 {
 		write(t, filepath.Join(dir, fmt.Sprintf("Folder %02d", i%100), fmt.Sprintf("Note %d.md", i)), fmt.Sprintf("# Note %d\n\nA short note, number %d.", i, i))
@@ -39,36 +35,8 @@ func TestLargeVaultOnFewDescriptors(t *testing.T) {
 
 	// The shell sets the soft and the hard limit, so that Go's runtime, which raises the soft
 	// limit to the hard one at start, cannot lift it.
-	logPath := filepath.Join(t.TempDir(), "server.log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logFile.Close()
-	cmd := exec.Command("sh", "-c", `ulimit -n 1024 && exec "$@"`, "sh", bin, "-vault", dir,
-		"-addr", "127.0.0.1:0", "-embedder", "offline", "-db", filepath.Join(t.TempDir(), "index.db"))
-	cmd.Stderr = logFile
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGINT)
-		if err := cmd.Wait(); err != nil {
-			t.Errorf("the server did not stop cleanly: %v", err)
-		}
-	})
-	log := func() string {
-		data, _ := os.ReadFile(logPath)
-		return string(data)
-	}
-	var url string
-	eventually(t, time.Minute, func() string {
-		if m := regexp.MustCompile(`msg=listening url=(\S+)`).FindStringSubmatch(log()); m != nil {
-			url = m[1]
-			return ""
-		}
-		return "the server did not log its url:\n" + log()
-	})
+	url, log := startBuilt(t, exec.Command("sh", "-c", `ulimit -n 1024 && exec "$@"`, "sh", bin, "-vault", dir,
+		"-addr", "127.0.0.1:0", "-embedder", "offline", "-db", filepath.Join(t.TempDir(), "index.db")))
 	var status statusJSON
 	eventually(t, 3*time.Minute, func() string {
 		text, _ := call(t, url, "index_status", map[string]any{})
