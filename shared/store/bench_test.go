@@ -536,3 +536,165 @@ func BenchmarkCompleteNotes(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkChurn is a vault's life in the index: 2,000 notes of four sections, then 10,000
+// changes at random (edits that store a note's sections anew, deletions, renames), with
+// searches running all along, against a fresh index of the notes as they end. It reports the
+// size of the index file and the p50 of a search (by vectors, then by keywords), each as a
+// ratio to the fresh index's, the largest size the index reached on the way, how often it
+// compacted and how long that took, and the longest a search took while it did. The same
+// churn without compaction shows what it saves.
+func BenchmarkChurn(b *testing.B) {
+	b.Run("compacting", func(b *testing.B) { benchmarkChurn(b, true) })
+	b.Run("never-compacting", func(b *testing.B) { benchmarkChurn(b, false) })
+}
+
+func benchmarkChurn(b *testing.B, compact bool) {
+	notes, changes := 2000, 10000
+	if testing.Short() {
+		notes, changes = 500, 2500
+	}
+	for b.Loop() {
+		r := rand.New(rand.NewPCG(11, 11))
+		c := clusteredCorpus(r, notes, 4, benchEmbedder.Dimension)
+		dir := b.TempDir()
+		s, err := Open(b.Context(), filepath.Join(dir, "churned.db"), Config{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Reset(b.Context(), benchEmbedder); err != nil {
+			b.Fatal(err)
+		}
+		if !compact {
+			s.compaction.retryAt.Store(math.MaxInt64) // as if every compaction had failed
+		}
+		c.put(b, s)
+		queries := make([][]float32, 200)
+		words := make([]string, len(queries))
+		for i := range queries {
+			queries[i] = c.query(r)
+			words[i] = fmt.Sprintf("%s %s", wordName(100+r.Uint64N(900)), wordName(5000+r.Uint64N(vocabulary-5000)))
+		}
+		search := func(s *Store, i int) time.Duration {
+			start := time.Now()
+			if _, err := s.SearchNotes(b.Context(), queries[i%len(queries)], Options{K: 20}); err != nil {
+				b.Fatal(err)
+			}
+			if _, _, err := s.KeywordNotes(b.Context(), words[i%len(words)], Options{K: 20}); err != nil {
+				b.Fatal(err)
+			}
+			return time.Since(start)
+		}
+
+		// Searches run beside the changes; each is kept with its interval.
+		type span struct{ start, end time.Time }
+		var searches []span
+		done := make(chan struct{})
+		var searching sync.WaitGroup
+		searching.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				start := time.Now()
+				search(s, i)
+				searches = append(searches, span{start, time.Now()})
+			}
+		})
+		var compactions []span
+		var peak int64
+		_, lastDead, _ := s.Slots(b.Context())
+		changed := 0
+		final := churn(b, s, r, c, changes, func(took time.Duration) {
+			changed++
+			_, dead, err := s.Slots(b.Context())
+			if err != nil {
+				b.Fatal(err)
+			}
+			if dead < lastDead {
+				end := time.Now()
+				compactions = append(compactions, span{end.Add(-took), end})
+			}
+			lastDead = dead
+			if changed%100 == 0 {
+				peak = max(peak, fileSize(b, s))
+			}
+		})
+		close(done)
+		searching.Wait()
+		if st, err := s.Stats(b.Context()); err != nil || st.CompactError != nil {
+			b.Fatalf("Stats = %+v, %v; want no compaction error", st, err)
+		}
+
+		var stall time.Duration
+		var longest time.Duration
+		for _, sp := range searches {
+			for _, cp := range compactions {
+				if sp.start.Before(cp.end) && sp.end.After(cp.start) {
+					stall = max(stall, sp.end.Sub(sp.start))
+				}
+			}
+		}
+		for _, cp := range compactions {
+			longest = max(longest, cp.end.Sub(cp.start))
+		}
+
+		// The write-ahead log as the churn left it: searches that never pause would keep
+		// SQLite from ever starting it again from the top.
+		if wal, err := os.Stat(s.Path() + "-wal"); err == nil {
+			b.ReportMetric(float64(wal.Size())/(1<<20), "wal-MiB")
+		}
+
+		// Both indexes as a restarted server finds them: closed, opened, searched.
+		s.Close()
+		fresh := freshIndex(b, filepath.Join(dir, "fresh.db"), benchEmbedder, final)
+		fresh.Close()
+		var sizes [2]int64
+		var p50s [2]time.Duration
+		for i, name := range []string{"churned.db", "fresh.db"} {
+			info, err := os.Stat(filepath.Join(dir, name))
+			if err != nil {
+				b.Fatal(err)
+			}
+			sizes[i] = info.Size()
+			s, err := Open(b.Context(), filepath.Join(dir, name), Config{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := s.CheckEmbedder(b.Context(), benchEmbedder); err != nil {
+				b.Fatal(err)
+			}
+			search(s, 0) // loads the signs
+			var latencies []time.Duration
+			for q := range len(queries) {
+				latencies = append(latencies, search(s, q))
+			}
+			p50s[i] = percentile(latencies, 50)
+			s.Close()
+		}
+		b.ReportMetric(float64(sizes[0])/float64(sizes[1]), "x-size-fresh")
+		b.ReportMetric(float64(peak)/float64(sizes[1]), "x-peak-size-fresh")
+		b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
+		b.ReportMetric(float64(sizes[0])/(1<<20), "index-MiB")
+		b.ReportMetric(float64(sizes[1])/(1<<20), "fresh-MiB")
+		b.ReportMetric(float64(p50s[0])/float64(p50s[1]), "x-search-fresh")
+		b.ReportMetric(ms(p50s[0]), "search-p50-ms")
+		b.ReportMetric(ms(p50s[1]), "fresh-search-p50-ms")
+		b.ReportMetric(float64(len(compactions)), "compactions")
+		b.ReportMetric(ms(longest), "compact-ms")
+		b.ReportMetric(ms(stall), "stall-ms")
+	}
+}
+
+// fileSize is the index's size as the database sees it: its pages, those still in the
+// write-ahead log included.
+func fileSize(tb testing.TB, s *Store) int64 {
+	var pages, size int64
+	err := s.db.QueryRowContext(context.Background(), `SELECT * FROM pragma_page_count, pragma_page_size`).Scan(&pages, &size)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return pages * size
+}

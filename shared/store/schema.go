@@ -245,7 +245,7 @@ func (s *Store) Rebuild(ctx context.Context, e Embedder, reason string) error {
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM meta WHERE key = 'emptied_because'`)
+		_, err = tx.ExecContext(ctx, `DELETE FROM meta WHERE key IN ('emptied_because', 'dead_vectors')`)
 		return err
 	})
 	if err != nil {

@@ -46,6 +46,19 @@ type signChange struct {
 func (c *signChanges) add(id int64, signs []byte) { c.list = append(c.list, signChange{id, signs}) }
 func (c *signChanges) remove(id int64)            { c.list = append(c.list, signChange{id: id}) }
 
+// removed counts the sections removed; a nil *signChanges removed none.
+func (c *signChanges) removed() int {
+	n := 0
+	if c != nil {
+		for _, ch := range c.list {
+			if ch.signs == nil {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // apply makes memory match a committed transaction. Before the first search nothing is in
 // memory, and the load will read what was committed.
 //
@@ -102,14 +115,8 @@ func appendWords(words []uint64, signs []byte, width int) []uint64 {
 	return words
 }
 
-// load reads every section's signs, once, from the storage of the vec0 table. A row of
-// vectors_chunks holds the rowids of a chunk's 1024 slots (little-endian int64s) and a bitmap
-// of the slots in use; the row of vectors_vector_chunks00 with the same id holds their signs,
-// one after another. Fifty such rows hold 50,000 sections, where asking vec0 for each vector
-// (SELECT rowid, embedding FROM vectors) looks them up one at a time, over ten times slower.
-// This is sqlite-vec v0.1.6's own layout, not its interface: TestSignsLoaded checks it, so a
-// new version that changes it fails the tests rather than the searches.
-func (x *signIndex) load(ctx context.Context, db *sql.DB, dimension int) error {
+// load reads every section's signs, once, from the storage of the vec0 table (see readSigns).
+func (x *signIndex) load(ctx context.Context, db querier, dimension int) error {
 	x.mu.RLock()
 	loaded := x.loaded
 	x.mu.RUnlock()
@@ -121,14 +128,40 @@ func (x *signIndex) load(ctx context.Context, db *sql.DB, dimension int) error {
 	if x.loaded {
 		return nil
 	}
-	size := signBytes(dimension)
-	x.width = (size + 7) / 8
+	x.width = (signBytes(dimension) + 7) / 8
 	// vec0 keeps a row of vectors_rowids for each vector: their number sizes the memory once.
 	var count int
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM vectors_rowids`).Scan(&count); err != nil {
 		return fmt.Errorf("read the vectors' signs: %w", err)
 	}
 	x.ids, x.words = make([]int64, 0, count), make([]uint64, 0, count*x.width)
+	err := readSigns(ctx, db, dimension, func(id int64, signs []byte) {
+		x.ids = append(x.ids, id)
+		x.words = appendWords(x.words, signs, x.width)
+	})
+	if err != nil {
+		return err
+	}
+	x.loaded = true
+	return nil
+}
+
+// querier is what a *sql.DB and a *sql.Tx both do.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// readSigns calls fn with the id and signs of every vector in the vectors table, read from
+// its storage. A row of vectors_chunks holds the rowids of a chunk's 1024 slots (little-endian
+// int64s) and a bitmap of the slots in use; the row of vectors_vector_chunks00 with the same id
+// holds their signs, one after another. Fifty such rows hold 50,000 sections, where asking
+// vec0 for each vector (SELECT rowid, embedding FROM vectors) looks them up one at a time,
+// over ten times slower. This is sqlite-vec v0.1.6's own layout, not its interface:
+// TestSignsLoaded checks it, so a new version that changes it fails the tests rather than the
+// searches.
+func readSigns(ctx context.Context, db querier, dimension int, fn func(id int64, signs []byte)) error {
+	size := signBytes(dimension)
 	rows, err := db.QueryContext(ctx, `
 		SELECT c.validity, c.rowids, v.vectors
 		FROM vectors_chunks c JOIN vectors_vector_chunks00 v ON v.rowid = c.chunk_id`)
@@ -146,17 +179,14 @@ func (x *signIndex) load(ctx context.Context, db *sql.DB, dimension int) error {
 			return fmt.Errorf("read the vectors' signs: a chunk of the vectors table is not laid out as sqlite-vec v0.1.6 does (%d, %d and %d bytes)", len(validity), len(rowids), len(vectors))
 		}
 		for slot := range slots {
-			if validity[slot/8]&(1<<(slot%8)) == 0 {
-				continue
+			if validity[slot/8]&(1<<(slot%8)) != 0 {
+				fn(int64(binary.LittleEndian.Uint64(rowids[slot*8:])), vectors[slot*size:(slot+1)*size])
 			}
-			x.ids = append(x.ids, int64(binary.LittleEndian.Uint64(rowids[slot*8:])))
-			x.words = appendWords(x.words, vectors[slot*size:(slot+1)*size], x.width)
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read the vectors' signs: %w", err)
 	}
-	x.loaded = true
 	return nil
 }
 

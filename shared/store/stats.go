@@ -16,6 +16,9 @@ type Stats struct {
 	Embedder       Embedder  // zero until the index has been built
 	RebuiltAt      time.Time // when the index was last emptied for Embedder; zero if never
 	RebuiltBecause string    // why, as given to Rebuild; "" for Reset
+	Vectors        int       // one for each section with text to embed
+	DeadSlots      int       // left in the vectors table by deleted vectors, until compaction
+	CompactError   error     // why the latest compaction failed; nil if it did not
 }
 
 // Stats counts the notes and sections in the index and says which embedder built it.
@@ -38,6 +41,14 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 	}
 	if at.Valid {
 		st.RebuiltAt, _ = time.Parse(time.RFC3339, at.String)
+	}
+	if st.Embedder != (Embedder{}) { // else there is no vectors table yet
+		if st.Vectors, st.DeadSlots, err = s.Slots(ctx); err != nil {
+			return Stats{}, err
+		}
+	}
+	if err := s.compaction.err.Load(); err != nil {
+		st.CompactError = *err
 	}
 	return st, nil
 }

@@ -58,6 +58,11 @@ type Store struct {
 	embedder atomic.Pointer[Embedder]
 
 	signs signIndex // the first pass of a search, in memory
+
+	compaction struct {
+		err     atomic.Pointer[error] // of the latest compaction; nil before the first
+		retryAt atomic.Int64          // after a failure: the dead slots to wait for
+	}
 }
 
 // DefaultCacheDir is where compiled SQLite is cached unless Config says otherwise: a folder in
@@ -140,12 +145,16 @@ func Open(ctx context.Context, path string, cfg Config) (s *Store, err error) {
 	// blobs and the tables' upper pages in memory while a vault is indexed. The page size
 	// counts only when the file is created: a vector's 3 KiB row fills a 4 KiB page, since
 	// two do not fit, where a 16 KiB page holds five (the index is an eighth smaller).
-	// An index created before keeps its pages.
+	// An index created before keeps its pages. The write-ahead log is copied into the file
+	// every 256 pages (4 MiB) and cut back to 4 MiB when it starts again from the top: SQLite
+	// otherwise keeps the log at the largest size a burst of writes gave it, often more than
+	// the index itself.
 	db, err := driver.Open(path, func(c *sqlite3.Conn) error {
 		if err := c.BusyTimeout(cfg.BusyTimeout); err != nil {
 			return err
 		}
-		return c.Exec(`PRAGMA foreign_keys = ON; PRAGMA cache_size = -16384; PRAGMA page_size = 16384`)
+		return c.Exec(`PRAGMA foreign_keys = ON; PRAGMA cache_size = -16384; PRAGMA page_size = 16384;
+			PRAGMA wal_autocheckpoint = 256; PRAGMA journal_size_limit = 4194304`)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
@@ -207,16 +216,49 @@ func openError(path string, err error) error {
 // only at the first write, and fail at once if another connection had written in between.
 //
 // A transaction that writes the vectors table records what it did in changes (nil for one
-// that does not), and the signs in memory change the same way once it has committed.
+// that does not), and the signs in memory change the same way once it has committed. One that
+// deleted vectors counts their slots as dead, and compacts the index when too many are (see
+// compact.go).
 func (s *Store) write(ctx context.Context, changes *signChanges, fn func(*sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelSerializable})
 	if err != nil {
 		return err
 	}
-	if err := fn(tx); err != nil {
+	err = fn(tx)
+	if removed := changes.removed(); err == nil && removed > 0 {
+		err = countDead(ctx, tx, removed)
+	}
+	if err != nil {
 		tx.Rollback()
 		return err
 	}
+	if err := s.commit(tx, changes); err != nil {
+		return err
+	}
+	if changes.removed() > 0 {
+		s.compactIfWasteful(ctx)
+	}
+	s.trimLog(ctx)
+	return nil
+}
+
+// maxLog is the size past which the write-ahead log is emptied after a write.
+const maxLog = 8 << 20
+
+// trimLog empties the write-ahead log when it has grown past maxLog. SQLite starts the log
+// again from the top only when no search is reading it, so with searches one after another it
+// grows with every write, and each search looks up pages in a longer log. A TRUNCATE
+// checkpoint waits, the busy timeout at most, for the searches already running to finish
+// (new ones read the file, which then holds everything), copies the log into the file and
+// cuts the log to nothing.
+func (s *Store) trimLog(ctx context.Context) {
+	if info, err := os.Stat(s.path + "-wal"); err == nil && info.Size() > maxLog {
+		s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+	}
+}
+
+// commit commits tx and then makes the signs in memory match what it did.
+func (s *Store) commit(tx *sql.Tx, changes *signChanges) error {
 	s.signs.commit.Lock()
 	defer s.signs.commit.Unlock()
 	if err := tx.Commit(); err != nil {

@@ -6,6 +6,7 @@ require (
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/ncruces/go-sqlite3 v0.21.3
 	github.com/ollama/ollama v0.17.4
+	golang.org/x/text v0.30.0
 	vaultmcp/shared v0.0.0
 )
 
@@ -26,7 +27,6 @@ require (
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/crypto v0.43.0 // indirect
 	golang.org/x/sys v0.41.0 // indirect
-	golang.org/x/text v0.30.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
 

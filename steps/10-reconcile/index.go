@@ -59,6 +59,26 @@ func (f *failures) forget(gone func(path string) bool) {
 	maps.DeleteFunc(f.notes, func(path string, _ error) bool { return gone(path) })
 }
 
+// retrying reports whether some failure is the server's, which it tries again: then the index
+// is not what the disk holds, and index_status says "retrying" rather than "ready".
+func (f *failures) retrying() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, err := range f.notes {
+		if !fileFault(err) {
+			return true
+		}
+	}
+	return false
+}
+
+// stale reports whether the note at path is gone from the vault but still in the index.
+func (f *failures) stale(path string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return errors.Is(f.notes[path], errStale)
+}
+
 // snapshot returns a copy of the failures, to read without holding the lock.
 func (f *failures) snapshot() map[string]error {
 	f.mu.Lock()

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"time"
@@ -70,39 +71,61 @@ func (l *live) apply(ctx context.Context, c watch.Change) {
 	case watch.Removed:
 		l.events.changed(c.Path, true)
 		if err := l.ix.remove(ctx, c.Path); err != nil {
-			l.logger.Error("cannot remove a note from the index", "path", c.Path, "err", err)
+			l.retryLater(ctx, c.Path, err) // as an update, which finds the note gone and removes it
 			return
 		}
 		l.succeeded(c.Path)
 		l.logger.Info("removed", "path", c.Path)
 	case watch.Rescan:
-		l.logger.Warn("the watcher lost events; comparing the index with the disk")
+		if c.Path != retryComparing {
+			l.logger.Warn("the watcher lost events; comparing the index with the disk")
+		}
 		l.catchUp(ctx)
 		l.events.changedAll() // what changed unseen is not known: every listener looks again
 	}
 }
 
 // retryLater puts the note back in the queue after a growing delay, unless trying again
-// cannot help (a note too large, not a file, or one this server may not read): then
-// index_status shows the reason until the note changes again.
+// cannot help (see fileFault): then index_status shows the reason until the note changes
+// again. The retry is an update whatever failed: one finds the note as it is on disk, and
+// removes it from the index if it is gone.
 func (l *live) retryLater(ctx context.Context, path string, err error) {
 	if ctx.Err() != nil {
 		return // the server is stopping, which is what failed the note; the next start retries
 	}
-	if errors.Is(err, vault.ErrTooLarge) || errors.Is(err, vault.ErrNotNote) || errors.Is(err, fs.ErrPermission) {
-		// Not the server's failure but the file's, for the user to see and fix.
+	if fileFault(err) {
 		l.logger.Warn("cannot index a note; index_status lists it", "path", path, "err", err)
 		return
 	}
+	delay := l.backoff(path)
+	l.logger.Error("cannot bring a note up to date in the index; will retry", "path", path, "in", delay, "err", err)
+	l.later(ctx, delay, watch.Change{Op: watch.Updated, Path: path})
+}
+
+// retryComparing is the path of the Rescan that tries a failed comparison again.
+const retryComparing = "(comparing)"
+
+// backoff counts a failed attempt for path and returns how long to wait before the next.
+func (l *live) backoff(path string) time.Duration {
 	l.attempts[path]++
-	delay := min(firstRetry<<(l.attempts[path]-1), maxRetry)
-	l.logger.Error("cannot index a changed note; will retry", "path", path, "in", delay, "err", err)
+	return min(firstRetry<<(l.attempts[path]-1), maxRetry)
+}
+
+// later queues c after delay, unless the server stops first.
+func (l *live) later(ctx context.Context, delay time.Duration, c watch.Change) {
 	time.AfterFunc(delay, func() {
 		select {
-		case l.changes <- watch.Change{Op: watch.Updated, Path: path}:
+		case l.changes <- c:
 		case <-ctx.Done():
 		}
 	})
+}
+
+// fileFault reports whether err is the file's failure rather than the server's, for the user
+// to see and fix: trying again cannot help until the note changes.
+func fileFault(err error) bool {
+	return errors.Is(err, vault.ErrTooLarge) || errors.Is(err, vault.ErrNotNote) ||
+		errors.Is(err, vault.ErrInvalidPath) || errors.Is(err, fs.ErrPermission)
 }
 
 func (l *live) succeeded(path string) {
@@ -147,8 +170,17 @@ func (ix *index) unreadable(ctx context.Context, path string, err error) {
 	ix.failed.set(path, err)
 }
 
-// remove takes a note out of the index and the link graph.
+// remove takes a note out of the index and the link graph. When that fails, the failure is
+// kept as errStale: the note is gone from the vault but not from the index, and search leaves
+// it out of its results until a retry succeeds.
 func (ix *index) remove(ctx context.Context, path string) error {
-	ix.failed.set(path, nil)
-	return errors.Join(ix.graph.Remove(ctx, path), ix.db.DeleteNote(ctx, path))
+	err := errors.Join(ix.graph.Remove(ctx, path), ix.db.DeleteNote(ctx, path))
+	if err != nil {
+		err = fmt.Errorf("%w: %w", errStale, err)
+	}
+	ix.failed.set(path, err)
+	return err
 }
+
+// errStale is the failure of a note that left the vault and could not leave the index.
+var errStale = errors.New("gone from the vault, but the index could not remove it")

@@ -239,7 +239,13 @@ func TestIndexingKeepsWhatItCouldEmbed(t *testing.T) {
 		return ""
 	})
 	ollama.SetFailure(ollamatest.ServerError, 0)
-	waitReady(t, url)
+	// The catch-up ends with notes that failed and are retried: not ready.
+	eventually(t, time.Minute, func() string {
+		if st := status(t, url); st.State != phaseRetrying {
+			return fmt.Sprintf("index_status = %+v, want the state retrying", st)
+		}
+		return ""
+	})
 
 	ollama.SetFailure(ollamatest.None, 0) // Ollama is back for the query
 	ollama.SetLatency(0, 0)

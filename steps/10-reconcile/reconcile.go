@@ -13,6 +13,7 @@ import (
 	"vaultmcp/shared/progress"
 	"vaultmcp/shared/reconcile"
 	"vaultmcp/shared/store"
+	"vaultmcp/shared/watch"
 )
 
 // catchUp brings the link graph and the index up to date with the disk: at start-up, and
@@ -37,15 +38,18 @@ func (l *live) catchUp(ctx context.Context) {
 		return // the server is stopping, before it could compare: no failure
 	}
 	if err != nil {
-		l.logger.Error("cannot compare the index with the vault; changes made while the server was off are not indexed until a restart", "err", err)
-		cov.set(phaseReady, 0, 0)
+		delay := l.backoff(retryComparing)
+		l.logger.Error("cannot compare the index with the vault; will retry", "in", delay, "err", err)
+		cov.fail(err)
+		l.later(ctx, delay, watch.Change{Op: watch.Rescan, Path: retryComparing})
 		return
 	}
+	l.succeeded(retryComparing)
 	cov.set(phaseIndexing, len(onDisk)-len(plan.Embed), len(onDisk))
 
 	for _, path := range plan.Delete {
 		if err := l.ix.remove(ctx, path); err != nil {
-			l.logger.Error("cannot remove a deleted note from the index", "path", path, "err", err)
+			l.retryLater(ctx, path, err)
 		}
 	}
 	for _, r := range plan.Rename {
@@ -59,6 +63,11 @@ func (l *live) catchUp(ctx context.Context) {
 			err = l.ix.graph.Rename(ctx, r.From, r.To)
 		}
 		if err != nil {
+			// Retried as two updates: one finds the old path gone and removes it, the other
+			// indexes the note at the new one.
+			l.ix.failed.set(r.From, fmt.Errorf("%w: %w", errStale, err))
+			l.ix.failed.set(r.To, err)
+			l.retryLater(ctx, r.From, err)
 			l.retryLater(ctx, r.To, err)
 		}
 	}
@@ -241,7 +250,8 @@ func (l *live) storeLinks(ctx context.Context, paths []string) error {
 const (
 	phaseComparing = "comparing" // with the disk; nothing known yet
 	phaseIndexing  = "indexing"  // embedding the notes that changed
-	phaseReady     = "ready"     // caught up: the watcher keeps it so
+	phaseRetrying  = "retrying"  // a comparison or some notes failed, and are tried again
+	phaseReady     = "ready"     // the index holds every note on disk as it is, and nothing else
 )
 
 // coverage is how much of the vault the index holds while it catches up: search results miss
@@ -252,6 +262,14 @@ type coverage struct {
 	current int    // notes the index holds as the disk has them
 	total   int    // notes on the disk
 	links   bool   // the link graph is up to date with the disk: catchUpLinks has finished once
+	err     error  // why the latest comparison failed, while it waits to be tried again
+}
+
+// fail records that the comparison with the disk failed, and why.
+func (c *coverage) fail(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.phase, c.current, c.total, c.err = phaseRetrying, 0, 0, err
 }
 
 // linksLoaded records that the link graph holds every note.
@@ -271,7 +289,7 @@ func (c *coverage) loadingLinks() bool {
 func (c *coverage) set(phase string, current, total int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.phase, c.current, c.total = phase, current, total
+	c.phase, c.current, c.total, c.err = phase, current, total, nil
 }
 
 // indexed counts n more notes brought up to date.
@@ -298,6 +316,12 @@ func (c *coverage) describe() string {
 	case phaseIndexing:
 		return fmt.Sprintf("indexed %s of %s notes so far; the index is catching up with the vault, and the notes not yet indexed are missing from these results",
 			thousands(current), thousands(total))
+	case phaseRetrying:
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.err != nil {
+			return fmt.Sprintf("the index could not be compared with the vault (%v), so notes changed while the server was off may be missing or out of date; it is tried again in the background", c.err)
+		}
 	}
 	return ""
 }

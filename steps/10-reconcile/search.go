@@ -79,6 +79,9 @@ func searchVault(notes *vault.Vault, ix *index) server.ToolHandlerFunc {
 
 		out := searchResult{Results: []hit{}, Incomplete: ix.incomplete()}
 		for _, h := range hits {
+			if ix.failed.stale(h.Path) {
+				continue // deleted, though the index could not remove it yet
+			}
 			out.Results = append(out.Results, hit{
 				Path: h.Path, Title: h.Title, Heading: h.Heading, Line: h.Line,
 				Snippet: snippet(h.Text), Score: round(h.Score),
@@ -190,7 +193,7 @@ func (ix *index) incomplete() string {
 	}
 	if failed := ix.failed.snapshot(); len(failed) > 0 {
 		paths := slices.Sorted(maps.Keys(failed))
-		why = append(why, fmt.Sprintf("%d notes could not be indexed and are missing from these results (first: %q: %v); they are retried in the background",
+		why = append(why, fmt.Sprintf("%d notes could not be indexed as they are now, so these results may miss them (first: %q: %v); index_status lists them, and those the server can retry are retried in the background",
 			len(paths), paths[0], failed[paths[0]]))
 	}
 	return strings.Join(why, "; ")

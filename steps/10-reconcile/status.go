@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"vaultmcp/shared/store"
 	"vaultmcp/shared/vault"
 )
 
@@ -21,7 +23,7 @@ var indexStatusTool = mcp.NewTool("index_status",
 // database itself rather than from what the server believes it wrote, and the notes that
 // failed, which only this run of the server knows.
 type statusJSON struct {
-	State          string            `json:"state"`                // comparing, indexing or ready
+	State          string            `json:"state"`                // comparing, indexing, retrying or ready
 	VaultNotes     int               `json:"vaultNotes,omitempty"` // notes on disk, while indexing
 	UpToDate       int               `json:"upToDate,omitempty"`   // of those, notes indexed as they are, while indexing
 	Notes          int               `json:"notes"`
@@ -33,6 +35,7 @@ type statusJSON struct {
 	RebuiltBecause string            `json:"rebuiltBecause"`
 	NotIndexed     map[string]string `json:"notIndexed"` // path → why
 	Changes        string            `json:"changes"`    // how edits are noticed: file events, or polling and why
+	Compaction     string            `json:"compaction"` // how much of the vectors table is live, and why compacting failed
 	// Folders the server may not read (lost+found, another user's folder), as the latest
 	// listing of the vault found them: folder → why. Their notes are not indexed.
 	SkippedFolders map[string]string `json:"skippedFolders,omitempty"`
@@ -51,11 +54,15 @@ func indexStatus(ix *index, notes *vault.Vault) server.ToolHandlerFunc {
 			NotIndexed:     map[string]string{},
 			SkippedFolders: notes.SkippedFolders(),
 		}
+		out.Compaction = compaction(stats)
 		if !stats.RebuiltAt.IsZero() {
 			out.RebuiltAt = stats.RebuiltAt.Format(time.RFC3339)
 		}
 		if out.State, out.UpToDate, out.VaultNotes = ix.coverage.get(); out.State != phaseIndexing {
 			out.UpToDate, out.VaultNotes = 0, 0
+		}
+		if out.State == phaseReady && ix.failed.retrying() {
+			out.State = phaseRetrying
 		}
 		if ix.noticing != nil {
 			out.Changes = ix.noticing().String()
@@ -69,4 +76,18 @@ func indexStatus(ix *index, notes *vault.Vault) server.ToolHandlerFunc {
 		}
 		return mcp.NewToolResultText(string(text)), nil
 	}
+}
+
+// compaction says how much of the vectors table deleted vectors have left dead (see
+// store.MinLiveShare), and why the latest compaction failed, if it did.
+func compaction(st store.Stats) string {
+	live := 1.0
+	if all := st.Vectors + st.DeadSlots; all > 0 {
+		live = float64(st.Vectors) / float64(all)
+	}
+	say := fmt.Sprintf("%.0f%% of the vector slots are live; the index compacts itself below %.0f%%", 100*live, 100*store.MinLiveShare)
+	if st.CompactError != nil {
+		say += "; the latest compaction failed, and is tried again later: " + st.CompactError.Error()
+	}
+	return say
 }

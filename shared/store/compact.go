@@ -1,0 +1,131 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// Dead slots, and compaction.
+//
+// sqlite-vec v0.1.6 keeps vectors in chunks of 1,024 slots and never reuses the slot of a
+// deleted vector (asg017/sqlite-vec issues 54, 178, 184, 185). Every edit to a note stores its
+// sections again, so it leaves its old vectors' slots dead, in the file for good. The other
+// tables leave waste too, of a kind SQLite reclaims only when asked: pages left part-empty by
+// deletions all over the B-trees, and keyword segments that still hold deleted sections until
+// FTS5 merges them. A vault edited every day for a year would have an index many times the
+// size of a fresh one, and slower to read.
+//
+// So the index counts the vectors it deletes (the meta row dead_vectors, written in the same
+// transaction as the deletion), and when too few slots are live, the write that
+// crossed the line compacts the index: it rebuilds the vectors table from the live vectors and
+// merges the keyword index, in one transaction, then VACUUMs the file. Searches go on
+// meanwhile: in WAL mode a reader never waits for a writer, and the signs in memory do not
+// change, since every section keeps its id and its signs.
+
+// MinLiveShare is the share of the vector slots that must be live, or the index compacts.
+// The other tables' waste grows with the dead slots, a few KB for each at 768 dimensions, so a
+// quarter dead keeps a churned index within about 1.25 times the size of a fresh one at its
+// largest, and compacting, which rewrites the file, happens once for every third of the
+// sections written again (BenchmarkChurn).
+const MinLiveShare = 0.75
+
+// minDead is how many dead slots there must be before compacting is worth its fixed cost:
+// one chunk's worth.
+const minDead = 1024
+
+// Slots says how many vectors the index holds (live) and how many slots deleted vectors left
+// behind (dead) since it was built or last compacted.
+func (s *Store) Slots(ctx context.Context) (live, dead int, err error) {
+	err = s.db.QueryRowContext(ctx, `
+		SELECT (SELECT count(*) FROM vectors_rowids),
+		       coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'dead_vectors'), 0)`).Scan(&live, &dead)
+	if err != nil {
+		return 0, 0, fmt.Errorf("count the index's vector slots: %w", err)
+	}
+	return live, dead, nil
+}
+
+// countDead adds n to the dead slots, in tx, the transaction that deleted their vectors.
+func countDead(ctx context.Context, tx *sql.Tx, n int) error {
+	_, err := tx.ExecContext(ctx, `
+		INSERT INTO meta (key, value) VALUES ('dead_vectors', ?)
+		ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + CAST(excluded.value AS INTEGER)`, n)
+	return err
+}
+
+// wasteful reports whether the live slots have fallen below MinLiveShare of all the slots.
+func wasteful(live, dead int) bool {
+	return dead >= minDead && float64(live) < MinLiveShare*float64(live+dead)
+}
+
+// compactIfWasteful compacts the index when it has become wasteful. A compaction that fails
+// (a full disk, say) is tried again once another chunk's worth of slots has died, not at every
+// write; its error is kept for Stats.
+func (s *Store) compactIfWasteful(ctx context.Context) {
+	live, dead, err := s.Slots(ctx)
+	if err != nil || !wasteful(live, dead) || dead < int(s.compaction.retryAt.Load()) {
+		return
+	}
+	err = s.Compact(ctx)
+	s.compaction.err.Store(&err)
+	if err != nil {
+		s.compaction.retryAt.Store(int64(dead + minDead))
+	}
+}
+
+// Compact reclaims the space that deleted notes left in the index, whatever its share: it
+// rebuilds the vectors table from the live vectors and merges the keyword index, in one
+// transaction, then VACUUMs the file. Interrupted, it leaves the index as it was or compacted,
+// never in between: the transaction commits whole or not at all, and so does VACUUM.
+func (s *Store) Compact(ctx context.Context) error {
+	e, err := s.confirmed()
+	if err != nil {
+		return err
+	}
+	err = s.write(ctx, nil, func(tx *sql.Tx) error {
+		var ids []int64
+		var signs [][]byte
+		err := readSigns(ctx, tx, e.Dimension, func(id int64, sg []byte) {
+			ids, signs = append(ids, id), append(signs, sg)
+		})
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, fmt.Sprintf(`
+			DROP TABLE vectors;
+			CREATE VIRTUAL TABLE vectors USING vec0(embedding bit[%d]);
+			INSERT INTO words (words) VALUES ('optimize');
+			DELETE FROM meta WHERE key = 'dead_vectors';`, signBytes(e.Dimension)*8))
+		if err != nil {
+			return err
+		}
+		insert, err := tx.PrepareContext(ctx, `INSERT INTO vectors (rowid, embedding) VALUES (?, vec_bit(?))`)
+		if err != nil {
+			return err
+		}
+		defer insert.Close()
+		for i, id := range ids {
+			if _, err := insert.ExecContext(ctx, id, signs[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("compact the index: %w", err)
+	}
+	// VACUUM writes the whole file anew, its pages full and in order. It cannot run inside a
+	// transaction, and it needs as much free disk again as the file takes while it runs. Nor
+	// can it run beside another statement of its connection, and to make a context able to
+	// interrupt a statement, the driver keeps one started: so VACUUM runs to its end (a few
+	// seconds at most) even when ctx ends.
+	whole := context.WithoutCancel(ctx)
+	if _, err := s.db.ExecContext(whole, `VACUUM`); err != nil {
+		return fmt.Errorf("compact the index: %w", err)
+	}
+	// VACUUM went through the write-ahead log, which is now as large as the file; SQLite
+	// keeps a log's file at its largest size for reuse, so empty it while nobody reads.
+	s.db.ExecContext(whole, `PRAGMA wal_checkpoint(TRUNCATE)`)
+	return nil
+}

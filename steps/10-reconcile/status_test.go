@@ -1,0 +1,44 @@
+package main
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"vaultmcp/shared/store"
+)
+
+// TestCompactionStatus: index_status says how much of the vectors table is live, and why the
+// latest compaction failed, in words a user can act on.
+func TestCompactionStatus(t *testing.T) {
+	for _, c := range []struct {
+		stats store.Stats
+		want  string
+	}{
+		{store.Stats{}, "100% of the vector slots are live; the index compacts itself below 75%"},
+		{store.Stats{Vectors: 900, DeadSlots: 100}, "90% of the vector slots are live; the index compacts itself below 75%"},
+		{store.Stats{Vectors: 600, DeadSlots: 400, CompactError: errors.New("compact the index: the disk is full")},
+			"60% of the vector slots are live; the index compacts itself below 75%; the latest compaction failed, and is tried again later: compact the index: the disk is full"},
+	} {
+		if got := compaction(c.stats); got != c.want {
+			t.Errorf("compaction(%+v) =\n %q\nwant %q", c.stats, got, c.want)
+		}
+	}
+}
+
+// TestComparisonFailureIsNotReady: a catch-up that cannot compare the index with the disk
+// leaves the index retrying, and search says why, until a comparison succeeds.
+func TestComparisonFailureIsNotReady(t *testing.T) {
+	var c coverage
+	c.fail(errors.New("list the vault's notes: permission denied"))
+	if phase, _, _ := c.get(); phase != phaseRetrying {
+		t.Errorf("after a failed comparison the phase is %q, want %q", phase, phaseRetrying)
+	}
+	if got := c.describe(); !strings.Contains(got, "could not be compared with the vault (list the vault's notes: permission denied)") {
+		t.Errorf("describe() = %q; want the reason", got)
+	}
+	c.set(phaseReady, 0, 0)
+	if got := c.describe(); got != "" {
+		t.Errorf("once a comparison succeeds, describe() = %q; want nothing", got)
+	}
+}
