@@ -122,7 +122,7 @@ func (s *Store) Compact(ctx context.Context) error {
 	// seconds at most) even when ctx ends.
 	whole := context.WithoutCancel(ctx)
 	if _, err := s.db.ExecContext(whole, `VACUUM`); err != nil {
-		return fmt.Errorf("compact the index: %w", err)
+		return fmt.Errorf("compact the index: %w", s.writeError(err))
 	}
 	// VACUUM went through the write-ahead log, which is now as large as the file; SQLite
 	// keeps a log's file at its largest size for reuse, so empty it while nobody reads.

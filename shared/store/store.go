@@ -188,6 +188,9 @@ var errForeign = errors.New("not a vaultmcp index")
 // openError turns what SQLite reports into what the user should do. The -db flag is how every
 // step of vaultmcp chooses the file.
 func openError(path string, err error) error {
+	if described, ok := errors.AsType[*writeFailure](err); ok {
+		err = described.err // a write at start: said here again, with the path, for the log
+	}
 	switch {
 	case errors.Is(err, errForeign):
 		return fmt.Errorf("%s is a SQLite database that vaultmcp did not create: pass another -db", path)
@@ -222,7 +225,7 @@ func openError(path string, err error) error {
 func (s *Store) write(ctx context.Context, changes *signChanges, fn func(*sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelSerializable})
 	if err != nil {
-		return err
+		return s.writeError(err)
 	}
 	err = fn(tx)
 	if removed := changes.removed(); err == nil && removed > 0 {
@@ -230,10 +233,10 @@ func (s *Store) write(ctx context.Context, changes *signChanges, fn func(*sql.Tx
 	}
 	if err != nil {
 		tx.Rollback()
-		return err
+		return s.writeError(err)
 	}
 	if err := s.commit(tx, changes); err != nil {
-		return err
+		return s.writeError(err)
 	}
 	if changes.removed() > 0 {
 		s.compactIfWasteful(ctx)
