@@ -4,14 +4,16 @@
 
 SHELL := /bin/bash
 ADDR     ?= 127.0.0.1:3000
-# make step serves a fresh copy of the sample vault, so steps that write (a watcher's tests, the
-# inbox of step 9) never change the original. VAULT=/your/vault serves yours, uncopied.
-SCRATCH  := $(CURDIR)/.run/vault
-VAULT    ?= $(SCRATCH)
 # From step 4 on: auto (Ollama if it answers, else offline), ollama, or offline.
 EMBEDDER ?= auto
 # From step 2 on: http, or stdio to talk to the step on its stdin and stdout.
 TRANSPORT ?= http
+# make step serves a fresh copy of the sample vault, so steps that write (a watcher's tests, the
+# inbox of step 9) never change the original. VAULT=/your/vault serves yours, uncopied. Each
+# address has its own copy (.run/vault for the default one, .run/vault-3001 for port 3001, and
+# .run/vault-stdio), so a second server never pulls the notes from under the first.
+SCRATCH   = $(CURDIR)/.run/vault$(if $(filter stdio,$(TRANSPORT)),-stdio,$(if $(filter 127.0.0.1:3000,$(ADDR)),,-$(lastword $(subst :, ,$(ADDR)))))
+VAULT    ?= $(SCRATCH)
 
 # `make step 3` asks make for two goals, "step" and "3". Take the number from the goals and
 # turn the second goal into a no-op, so make does not look for a target called 3.
@@ -25,18 +27,27 @@ endif
 STEP_ARGS = $(if $(filter http,$(TRANSPORT)),-addr $(ADDR))
 STEP = $(notdir $(wildcard steps/$(shell printf %02d $(N) 2>/dev/null)-*))
 
-.PHONY: help step check-step diff install test vet fmt cross bench bench-smoke eval interop-deps guide standin fuzz
+.PHONY: help step check-step diff install test vet fmt cross bench bench-smoke eval interop-deps guide standin fuzz vaults
 
 help: ## list the targets
 	@echo "usage: make TARGET [N]"
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
 
 step: need-step ## run step N on the sample vault at http://127.0.0.1:3000/mcp, or from step 2 with TRANSPORT=stdio on stdin and stdout (Ctrl-C stops it)
-	@if [ "$(VAULT)" = "$(SCRATCH)" ]; then rm -rf "$(SCRATCH)" && mkdir -p .run && cp -R sample-vault "$(SCRATCH)"; fi
 	@if [ "$(TRANSPORT)" != http ] && [ "$(STEP)" = 01-raw ]; then echo "step 1 speaks HTTP only; stdio starts at step 2"; exit 2; fi
-	@# Over stdio, stdout carries only MCP messages: make's echo of the command goes to stderr.
-	@echo 'go run ./steps/$(STEP) $(STEP_ARGS)' >&2
-	@VAULT_PATH="$(VAULT)" VAULTMCP_EMBEDDER=$(EMBEDDER) VAULTMCP_TRANSPORT=$(TRANSPORT) go run ./steps/$(STEP) $(STEP_ARGS)
+	@# Before the copy below replaces the vault of a server already on this address.
+	@host=$$(echo '$(ADDR)' | sed -E 's/:[0-9]+$$//; s/^\[(.*)\]$$/\1/'); port=$(lastword $(subst :, ,$(ADDR))); \
+	  if [ "$(TRANSPORT)" = http ] && (exec 3<>"/dev/tcp/$${host:-127.0.0.1}/$$port") 2>/dev/null; then \
+	    echo "something already listens on $(ADDR): stop it, or start this one on another address, as in make step $(N) ADDR=127.0.0.1:$$((port + 1))"; exit 1; \
+	  fi
+	@if [ "$(VAULT)" = "$(SCRATCH)" ]; then rm -rf "$(SCRATCH)" && mkdir -p .run && cp -R sample-vault "$(SCRATCH)"; fi
+	@# Over stdio, stdout carries only MCP messages: make's echo of the commands goes to stderr.
+	@echo 'go build -o .run/bin/ ./steps/$(STEP) && .run/bin/$(STEP) $(STEP_ARGS)' >&2
+	@go build -o .run/bin/ ./steps/$(STEP)
+	@# exec puts the server in the shell's place, so whatever stops make (Ctrl-C, kill, a
+	@# terminal's stop button) reaches the server, which then frees its port. go run would not
+	@# pass a kill on.
+	@VAULT_PATH="$(VAULT)" VAULTMCP_EMBEDDER=$(EMBEDDER) VAULTMCP_TRANSPORT=$(TRANSPORT) exec .run/bin/$(STEP) $(STEP_ARGS)
 
 check-step: need-step ## run step N's transcript against the server `make step N` started
 	go run ./scripts/check-step -mcp http://$(ADDR)/mcp -vault "$(VAULT)" $(N)
@@ -102,6 +113,11 @@ bench: ## run every benchmark and write BENCHMARKS.md, with its charts in benchm
 # them, and leaves BENCHMARKS.md as it is.
 eval: ## measure search on the labelled queries in scripts/eval and put the tables in BENCHMARKS.md (about 20 seconds)
 	go run ./scripts/eval -write BENCHMARKS.md
+
+# Some tests and benchmarks read real vaults written by other people, which this repository does
+# not copy. Without them they skip, naming this target.
+vaults: ## fetch the public vaults some tests, benchmarks and make eval read, at pinned commits, into ../shared/vaults (needs the internet)
+	go run ./scripts/fetchvaults
 
 bench-smoke: ## run every benchmark once on small inputs, to check they still work (CI does); no figures
 	@out=$$(mktemp -d) && go run ./scripts/benchreport -short -out $$out/BENCHMARKS.md && rm -rf $$out

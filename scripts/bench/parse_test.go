@@ -28,7 +28,7 @@ func BenchmarkParse(b *testing.B) {
 	b.Run("real-vaults", func(b *testing.B) {
 		root, err := testvaults.Root()
 		if err != nil {
-			b.Skipf("real vaults not available (%v); they live in ../shared/vaults beside the checkout", err)
+			b.Skipf("real vaults not available (%v); %s", err, testvaults.Fetch)
 		}
 		entries, err := os.ReadDir(root)
 		if err != nil {

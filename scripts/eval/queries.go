@@ -119,7 +119,7 @@ func (s *Set) VaultDir(root, name string) (string, error) {
 		if v.Source == "" {
 			return "", err
 		}
-		return "", fmt.Errorf("vault %s is not at %s; fetch %s into that folder", name, dir, v.Source)
+		return "", fmt.Errorf("vault %s is not at %s; `make vaults` fetches it (%s)", name, dir, v.Source)
 	}
 	return dir, nil
 }

@@ -4,10 +4,13 @@
 //	<!-- code: steps/01-raw/mcp.go initialize -->       a Go declaration, with its doc comment
 //	<!-- code: steps/01-raw/go.mod -->                   a whole file
 //	<!-- transcript: steps/01-raw "tools/call: ping answers pong" -->   one transcript section
+//	<!-- transcript-part: steps/05-store "index_status: ..." -->        lines cut from one section
 //
 // and the fenced block right after it holds the excerpt. `go run ./scripts/guide` (make guide)
 // rewrites every block from its source; the test in this folder fails when one differs, so the
-// book cannot drift from the code.
+// book cannot drift from the code. A transcript-part block is written by hand, to show only what
+// matters in a long answer: a line holding only "…" stands for lines left out, and every run of
+// lines between them must appear, in order and unchanged, in the section.
 package main
 
 import (
@@ -21,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"vaultmcp/scripts/transcript"
@@ -35,12 +39,12 @@ func main() {
 		os.Exit(1)
 	}
 	stale, err := Sync(root, !*check)
+	for _, s := range stale {
+		fmt.Println(s)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "guide:", err)
 		os.Exit(1)
-	}
-	for _, s := range stale {
-		fmt.Println(s)
 	}
 	if *check && len(stale) > 0 {
 		os.Exit(1)
@@ -48,7 +52,7 @@ func main() {
 }
 
 // directive matches a marker comment: kind, source path, and an optional name or quoted title.
-var directive = regexp.MustCompile(`^<!-- (code|transcript): (\S+)(?: (.+?))? -->$`)
+var directive = regexp.MustCompile(`^<!-- (code|transcript|transcript-part): (\S+)(?: (.+?))? -->$`)
 
 // Sync checks every chapter in root/guide and returns a line for each excerpt that differs
 // from its source. With write set it also rewrites those excerpts.
@@ -58,6 +62,7 @@ func Sync(root string, write bool) ([]string, error) {
 		return nil, err
 	}
 	var stale []string
+	var broken []error // a chapter that cannot be read stops no other from being checked
 	for _, chapter := range chapters {
 		data, err := os.ReadFile(chapter)
 		if err != nil {
@@ -65,7 +70,8 @@ func Sync(root string, write bool) ([]string, error) {
 		}
 		updated, diffs, err := syncChapter(root, string(data))
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Base(chapter), err)
+			broken = append(broken, fmt.Errorf("%s: %w", filepath.Base(chapter), err))
+			continue
 		}
 		for _, d := range diffs {
 			stale = append(stale, filepath.Base(chapter)+": "+d)
@@ -76,7 +82,7 @@ func Sync(root string, write bool) ([]string, error) {
 			}
 		}
 	}
-	return stale, nil
+	return stale, errors.Join(broken...)
 }
 
 // syncChapter replaces each marked fenced block with the current excerpt.
@@ -103,6 +109,18 @@ func syncChapter(root, text string) (updated string, stale []string, err error) 
 		if end == len(lines) {
 			return "", nil, fmt.Errorf("line %d: the fenced block is not closed", i+2)
 		}
+		if kind == "transcript-part" {
+			section, err := excerpt(root, "transcript", source, name)
+			if err != nil {
+				return "", nil, fmt.Errorf("line %d: %w", i+1, err)
+			}
+			if missing := notIn(section, lines[i+2:end]); missing != "" {
+				stale = append(stale, fmt.Sprintf("line %d: the part of %s %q is not in the section: %s", i+1, source, name, missing))
+			}
+			out = append(out, lines[i+1:end+1]...)
+			i = end
+			continue
+		}
 		want, err := excerpt(root, kind, source, name)
 		if err != nil {
 			return "", nil, fmt.Errorf("line %d: %w", i+1, err)
@@ -116,6 +134,33 @@ func syncChapter(root, text string) (updated string, stale []string, err error) 
 		i = end
 	}
 	return strings.Join(out, "\n"), stale, nil
+}
+
+// notIn returns the first line of part that is not in section where it should be, or "" if
+// every run of lines between "…" lines appears in the section, in order.
+func notIn(section string, part []string) string {
+	rest := strings.Split(section, "\n")
+	var run []string
+	find := func() bool {
+		for at := 0; at+len(run) <= len(rest); at++ {
+			if slices.Equal(rest[at:at+len(run)], run) {
+				rest = rest[at+len(run):]
+				return true
+			}
+		}
+		return false
+	}
+	for _, line := range append(slices.Clip(part), "…") { // Clip: never write into the chapter's lines
+		if strings.TrimSpace(line) != "…" {
+			run = append(run, line)
+			continue
+		}
+		if len(run) > 0 && !find() {
+			return fmt.Sprintf("%q", run[0])
+		}
+		run = nil
+	}
+	return ""
 }
 
 func excerpt(root, kind, source, name string) (string, error) {

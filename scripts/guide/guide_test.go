@@ -19,11 +19,11 @@ func TestExcerptsMatchTheSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	stale, err := Sync(root, false)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, s := range stale {
 		t.Error(s)
+	}
+	if err != nil {
+		t.Error(err)
 	}
 }
 
@@ -261,5 +261,29 @@ func TestCountsMatchTheTranscripts(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+func TestTranscriptPart(t *testing.T) {
+	section := "$ curl a\n{\n  \"x\": 1,\n  \"y\": 2,\n  \"z\": 3\n}"
+	for _, tt := range []struct {
+		part    []string
+		missing string
+	}{
+		{[]string{"$ curl a", "…", `  "z": 3`, "}"}, ""},
+		{[]string{`  "x": 1,`, `  "y": 2,`}, ""},
+		{[]string{`  "y": 2,`, "…", `  "x": 1,`}, `"  \"x\": 1,"`}, // out of order
+		{[]string{`  "x": 1,`, `  "z": 3`}, `"  \"x\": 1,"`},       // a gap not marked with …
+		{[]string{`"x": 1,`}, `"\"x\": 1,"`},                       // indentation changed
+	} {
+		if got := notIn(section, tt.part); got != tt.missing {
+			t.Errorf("notIn(%q) = %s; want %s", tt.part, got, tt.missing)
+		}
+	}
+	// The part is a slice of the chapter's lines: the fence after it must survive the check.
+	chapter := []string{"$ curl a", "```"}
+	notIn(section, chapter[:1])
+	if chapter[1] != "```" {
+		t.Errorf("notIn wrote %q over the line after the part", chapter[1])
 	}
 }

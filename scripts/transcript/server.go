@@ -3,7 +3,6 @@ package transcript
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"vaultmcp/shared/testvaults"
 )
 
 // Step is one milestone of the tutorial: steps/NN-slug.
@@ -27,22 +28,7 @@ type Step struct {
 func (s Step) Transcript() string { return filepath.Join(s.Dir, "transcript.txt") }
 
 // Root finds the project root (the folder with go.work) from the working directory up.
-func Root() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.work found above the working directory; run from inside the vaultmcp checkout")
-		}
-		dir = parent
-	}
-}
+func Root() (string, error) { return testvaults.ProjectRoot() }
 
 // Steps lists the steps under root/steps in order.
 func Steps(root string) ([]Step, error) {

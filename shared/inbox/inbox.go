@@ -48,19 +48,6 @@ var (
 // mount, or a folder its user cannot write to. Only the user can change that.
 var ErrReadOnly = errors.New("cannot write")
 
-// refusal is an error whose text is written for the model and which matches one kind.
-type refusal struct {
-	kind error
-	msg  string
-}
-
-func (e *refusal) Error() string { return e.msg }
-func (e *refusal) Unwrap() error { return e.kind }
-
-func refuse(kind error, format string, args ...any) error {
-	return &refusal{kind: kind, msg: fmt.Sprintf(format, args...)}
-}
-
 // An Inbox is the folder of a vault where new notes are created. It is safe for concurrent
 // use.
 type Inbox struct {
@@ -125,7 +112,7 @@ func (in *Inbox) Create(title, content string, tags []string) (string, error) {
 	// Valid UTF-8 can still be mostly control characters, which the vault does not read as a
 	// note: a note no tool could read back is not written.
 	if vault.NotText([]byte(text)) != "" {
-		return "", refuse(ErrInvalid, "content is mostly control characters (such as \\x1b), which is not text a note can hold; send plain text")
+		return "", vault.Refuse(ErrInvalid, "content is mostly control characters (such as \\x1b), which is not text a note can hold; send plain text")
 	}
 
 	// The folder is made with the first note, and again if the user has deleted it since.
@@ -145,7 +132,7 @@ func (in *Inbox) Create(title, content string, tags []string) (string, error) {
 	f, err := in.root.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	switch {
 	case errors.Is(err, fs.ErrExist):
-		return "", refuse(ErrExists, "a note named %q already exists in %q; choose another title", name, in.folder)
+		return "", vault.Refuse(ErrExists, "a note named %q already exists in %q; choose another title", name, in.folder)
 	case errors.Is(err, in.escapes):
 		return "", in.outside()
 	case err != nil:
@@ -180,7 +167,7 @@ func (in *Inbox) checkTwins(name string) error {
 	want := norm.NFC.String(name)
 	for _, e := range entries {
 		if other := e.Name(); other != name && strings.EqualFold(norm.NFC.String(other), want) {
-			return refuse(ErrExists, "a note named %q already exists in %q, and %q would be the same file on macOS and Windows; choose another title",
+			return vault.Refuse(ErrExists, "a note named %q already exists in %q, and %q would be the same file on macOS and Windows; choose another title",
 				other, in.folder, name)
 		}
 	}
@@ -206,14 +193,14 @@ func (in *Inbox) mkdir() error {
 // not write there, it says what the model should do: tell the user, who alone can change it.
 func (in *Inbox) writeError(what string, err error) error {
 	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
-		return refuse(ErrReadOnly, "%s: this server may not write in the vault (%v); tell the user, who can give it write access or choose another inbox folder with -inbox",
+		return vault.Refuse(ErrReadOnly, "%s: this server may not write in the vault (%v); tell the user, who can give it write access or choose another inbox folder with -inbox",
 			what, reason(err))
 	}
 	return fmt.Errorf("%s: %w", what, reason(err))
 }
 
 func (in *Inbox) outside() error {
-	return refuse(vault.ErrOutside, "the inbox folder %q leads outside the vault through a symbolic link; notes are only created inside the vault", in.folder)
+	return vault.Refuse(vault.ErrOutside, "the inbox folder %q leads outside the vault through a symbolic link; notes are only created inside the vault", in.folder)
 }
 
 // reason keeps the OS's reason ("no space left on device") and drops the rest of a

@@ -56,9 +56,9 @@ const (
 func FileName(title string) (string, error) {
 	switch {
 	case len(title) > MaxTitleLen:
-		return "", refuse(ErrInvalid, "title is %d bytes long, more than the limit of %d; send a short title", len(title), MaxTitleLen)
+		return "", vault.Refuse(ErrInvalid, "title is %d bytes long, more than the limit of %d; send a short title", len(title), MaxTitleLen)
 	case !utf8.ValidString(title):
-		return "", refuse(ErrInvalid, "title is not valid UTF-8; send it as UTF-8 text")
+		return "", vault.Refuse(ErrInvalid, "title is not valid UTF-8; send it as UTF-8 text")
 	}
 
 	name := strings.Map(func(r rune) rune {
@@ -77,7 +77,7 @@ func FileName(title string) (string, error) {
 	}
 	name = strings.TrimRight(cut(name, maxName-len(".md")), ". ")
 	if !strings.ContainsFunc(name, isLetterOrDigit) {
-		return "", refuse(ErrInvalid, "title %q has no letters or digits to name a file with; send a title with letters or digits, like %q", title, "Meeting notes")
+		return "", vault.Refuse(ErrInvalid, "title %q has no letters or digits to name a file with; send a title with letters or digits, like %q", title, "Meeting notes")
 	}
 	if vault.Reserved(name) {
 		base, _, _ := strings.Cut(name, ".")

@@ -11,6 +11,7 @@ import (
 	"github.com/goccy/go-yaml"
 
 	"vaultmcp/shared/frontmatter"
+	"vaultmcp/shared/vault"
 )
 
 // The bounds on what a model may send besides the title.
@@ -38,12 +39,12 @@ const createdBy = "vaultmcp"
 func checkContent(content string) error {
 	switch {
 	case len(content) > MaxContentSize:
-		return refuse(ErrInvalid, "content is %d bytes, more than the limit of %d KiB; send a shorter note, or split it into several", len(content), MaxContentSize>>10)
+		return vault.Refuse(ErrInvalid, "content is %d bytes, more than the limit of %d KiB; send a shorter note, or split it into several", len(content), MaxContentSize>>10)
 	case !utf8.ValidString(content):
-		return refuse(ErrInvalid, "content is not valid UTF-8; send it as UTF-8 text")
+		return vault.Refuse(ErrInvalid, "content is not valid UTF-8; send it as UTF-8 text")
 	case strings.ContainsRune(content, 0):
 		// Git, grep and editors take a file with a NUL byte for a binary file.
-		return refuse(ErrInvalid, "content contains a NUL character (\\x00), which would make the note a binary file; send text without it")
+		return vault.Refuse(ErrInvalid, "content contains a NUL character (\\x00), which would make the note a binary file; send text without it")
 	}
 	return nil
 }
@@ -54,26 +55,26 @@ func checkContent(content string) error {
 // be meant as "my-project" or as two tags, and only the model knows which.
 func cleanTags(tags []string) ([]string, error) {
 	if len(tags) > MaxTags {
-		return nil, refuse(ErrInvalid, "%d tags given, more than the limit of %d; send the %d that matter most", len(tags), MaxTags, MaxTags)
+		return nil, vault.Refuse(ErrInvalid, "%d tags given, more than the limit of %d; send the %d that matter most", len(tags), MaxTags, MaxTags)
 	}
 	var clean []string
 	for i, tag := range tags {
 		switch {
 		case len(tag) > MaxTagLen:
-			return nil, refuse(ErrInvalid, "tag %d is %d bytes long, more than the limit of %d; send short tags, like %q", i+1, len(tag), MaxTagLen, "project/alpha")
+			return nil, vault.Refuse(ErrInvalid, "tag %d is %d bytes long, more than the limit of %d; send short tags, like %q", i+1, len(tag), MaxTagLen, "project/alpha")
 		case !utf8.ValidString(tag):
-			return nil, refuse(ErrInvalid, "tag %d is not valid UTF-8; send it as UTF-8 text", i+1)
+			return nil, vault.Refuse(ErrInvalid, "tag %d is not valid UTF-8; send it as UTF-8 text", i+1)
 		}
 		tag = strings.TrimPrefix(tag, "#")
 		if tag == "" {
-			return nil, refuse(ErrInvalid, "tag %d is empty; send tags like %q", i+1, "project/alpha")
+			return nil, vault.Refuse(ErrInvalid, "tag %d is empty; send tags like %q", i+1, "project/alpha")
 		}
 		if i := strings.IndexFunc(tag, func(r rune) bool { return !tagRune(r) }); i >= 0 {
 			r, _ := utf8.DecodeRuneInString(tag[i:])
-			return nil, refuse(ErrInvalid, "tag %q contains %q, which a tag cannot hold; a tag is letters, digits, '_', '-' and '/' (for nested tags), without spaces, like %q", tag, r, "project/alpha")
+			return nil, vault.Refuse(ErrInvalid, "tag %q contains %q, which a tag cannot hold; a tag is letters, digits, '_', '-' and '/' (for nested tags), without spaces, like %q", tag, r, "project/alpha")
 		}
 		if strings.Trim(tag, "0123456789") == "" {
-			return nil, refuse(ErrInvalid, "tag %q is only digits, which Obsidian does not read as a tag; add a letter, like %q", tag, "y"+tag)
+			return nil, vault.Refuse(ErrInvalid, "tag %q is only digits, which Obsidian does not read as a tag; add a letter, like %q", tag, "y"+tag)
 		}
 		if !slices.Contains(clean, tag) {
 			clean = append(clean, tag)

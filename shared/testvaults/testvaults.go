@@ -5,61 +5,85 @@
 package testvaults
 
 import (
-	"fmt"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
-// sources says where each real vault comes from, and what of it was kept.
-var sources = map[string]struct{ repo, commit, what string }{
-	"data-engineering-wiki": {"https://github.com/data-engineering-community/data-engineering-wiki",
-		"92550c91c9a04cf18a9bfb01294c10713fca4a15", "its Markdown files"},
-	"obsidian-garden": {"https://github.com/tanepiper/obsidian-garden",
-		"9e1bd7d14d43c5c193b54ff7b24272d2630cdf44", "its Markdown files"},
-	"tasks-test-data": {"https://github.com/obsidian-tasks-group/obsidian-tasks",
-		"cc0fce3c1326d18e2bdb7020eaf4c52e885da569",
-		"its LICENSE as LICENSE.txt, resources/sample_vaults/Tasks-Demo/Test Data as notes/ and tests/Obsidian/__test_data__ as obsidian-metadata/"},
+// A Source is the public repository a real vault is taken from, at a pinned commit, and what
+// of it is kept. `make vaults` (scripts/fetchvaults) fetches every one into ../shared/vaults.
+type Source struct {
+	Name   string // the vault's folder under ../shared/vaults
+	Repo   string // owner/name on GitHub
+	Commit string
+	Keep   []Keep
+}
+
+// Keep names files to keep: those at or under From whose names end in Ext (any file if Ext is
+// empty), written under To instead of From. A From of "" is the whole repository.
+type Keep struct{ From, To, Ext string }
+
+// Sources lists the real vaults the tests and benchmarks read. Only the notes and the licence
+// (every LICENSE file at the repository's top, always kept) are fetched: images and
+// attachments are left out, so image embeds point at missing files.
+var Sources = []Source{
+	{"data-engineering-wiki", "data-engineering-community/data-engineering-wiki",
+		"92550c91c9a04cf18a9bfb01294c10713fca4a15", []Keep{{Ext: ".md"}}},
+	{"obsidian-garden", "tanepiper/obsidian-garden",
+		"9e1bd7d14d43c5c193b54ff7b24272d2630cdf44", []Keep{{Ext: ".md"}}},
+	{"tasks-test-data", "obsidian-tasks-group/obsidian-tasks",
+		"cc0fce3c1326d18e2bdb7020eaf4c52e885da569", []Keep{
+			{From: "resources/sample_vaults/Tasks-Demo/Test Data", To: "notes", Ext: ".md"},
+			{From: "tests/Obsidian/__test_data__", To: "obsidian-metadata", Ext: ".json"},
+		}},
 }
 
 // Dir returns the absolute path of the named real vault (for example "data-engineering-wiki"),
 // or skips the test with a message saying where it looked and how to fetch the vault.
 func Dir(tb testing.TB, name string) string {
 	tb.Helper()
-	fetch := ""
-	if src, ok := sources[name]; ok {
-		fetch = fmt.Sprintf("; to run this test, fetch %s at commit %s and put %s in ../shared/vaults/%s, beside the checkout",
-			src.repo, src.commit, src.what, name)
-	}
 	root, err := Root()
 	if err != nil {
-		tb.Skipf("real vaults not available (%v)%s", err, fetch)
+		tb.Skipf("real vault %q not available (%v); %s", name, err, Fetch)
 	}
 	dir := filepath.Join(root, name)
 	if _, err := os.Stat(dir); err != nil {
-		tb.Skipf("real vault %q not available (%v)%s", name, err, fetch)
+		tb.Skipf("real vault %q not available (%v); %s", name, err, Fetch)
 	}
 	return dir
 }
 
-// Root returns the absolute path of ../shared/vaults, found by walking up from the working
-// directory to the folder that holds go.work (the project root).
+// Fetch says how a reader gets the real vaults, for skip messages.
+const Fetch = "`make vaults` fetches the public vaults this test reads, at pinned commits, into ../shared/vaults beside the checkout (it needs the internet)"
+
+// Root returns the absolute path of ../shared/vaults, beside the project root.
 func Root() (string, error) {
+	root, err := ProjectRoot()
+	if err != nil {
+		return "", err
+	}
+	vaults := filepath.Join(filepath.Dir(root), "shared", "vaults")
+	if _, err := os.Stat(vaults); err != nil {
+		return "", err
+	}
+	return vaults, nil
+}
+
+// ProjectRoot finds the project root, the folder that holds go.work, from the working
+// directory up. Tests run in their package's folder, scripts wherever the reader is.
+func ProjectRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
-			vaults := filepath.Join(dir, "..", "shared", "vaults")
-			if _, err := os.Stat(vaults); err != nil {
-				return "", err
-			}
-			return filepath.Abs(vaults)
+			return dir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", os.ErrNotExist
+			return "", errors.New("no go.work found above the working directory; run from inside the vaultmcp checkout")
 		}
 		dir = parent
 	}

@@ -42,7 +42,7 @@ func (v *Vault) canonical(note string) (string, error) {
 			case 1:
 				parts[i] = same[0]
 			default:
-				return "", refuse(ErrAmbiguous, "%q could be any of %s, which differ only in case or accents; send one of them exactly",
+				return "", Refuse(ErrAmbiguous, "%q could be any of %s, which differ only in case or accents; send one of them exactly",
 					path.Join(folder, part), quoteAll(joinAll(folder, same)))
 			}
 		}

@@ -30,15 +30,15 @@ const hint = `send a path relative to the vault root, like "Folder/Note.md"`
 func CleanPath(p string) (string, error) {
 	switch {
 	case p == "":
-		return "", refuse(ErrInvalidPath, "path is empty; %s", hint)
+		return "", Refuse(ErrInvalidPath, "path is empty; %s", hint)
 	case len(p) > MaxPathLen:
-		return "", refuse(ErrInvalidPath, "path is %d bytes long, more than the limit of %d; %s", len(p), MaxPathLen, hint)
+		return "", Refuse(ErrInvalidPath, "path is %d bytes long, more than the limit of %d; %s", len(p), MaxPathLen, hint)
 	case !utf8.ValidString(p):
-		return "", refuse(ErrInvalidPath, "path %q is not valid UTF-8; %s", p, hint)
+		return "", Refuse(ErrInvalidPath, "path %q is not valid UTF-8; %s", p, hint)
 	case strings.ContainsFunc(p, unicode.IsControl):
 		// NUL ends a string for the OS, so "a.md\x00.png" would open "a.md"; the other
 		// control characters are refused by Windows and have no place in a note's name.
-		return "", refuse(ErrInvalidPath, "path %q contains a control character; %s", p, hint)
+		return "", Refuse(ErrInvalidPath, "path %q contains a control character; %s", p, hint)
 	}
 
 	// Windows accepts both separators, so a model may send either; from here on only '/'.
@@ -46,13 +46,13 @@ func CleanPath(p string) (string, error) {
 	clean := strings.ReplaceAll(p, `\`, "/")
 	switch {
 	case strings.HasPrefix(clean, "/"):
-		return "", refuse(ErrOutside, "path %q is absolute; %s", p, hint)
+		return "", Refuse(ErrOutside, "path %q is absolute; %s", p, hint)
 	case strings.Contains(clean, ":"):
 		// "C:\x", "C:x" and "c:/x" name a drive; "Note.md:secret" names a hidden NTFS
 		// stream of a file.
-		return "", refuse(ErrOutside, "path %q contains ':', which names a drive or a file stream; %s", p, hint)
+		return "", Refuse(ErrOutside, "path %q contains ':', which names a drive or a file stream; %s", p, hint)
 	case strings.ContainsAny(clean, forbidden):
-		return "", refuse(ErrInvalidPath, "path %q contains one of %s, which no note's name can hold on Windows or in Obsidian; send the exact name of the note", p, forbidden)
+		return "", Refuse(ErrInvalidPath, "path %q contains one of %s, which no note's name can hold on Windows or in Obsidian; send the exact name of the note", p, forbidden)
 	}
 
 	// Clean removes "." and empty elements and resolves "a/../b" to "b" by looking at the
@@ -60,9 +60,9 @@ func CleanPath(p string) (string, error) {
 	clean = path.Clean(clean)
 	switch {
 	case clean == ".":
-		return "", refuse(ErrInvalidPath, "path %q names the vault itself, not a note in it; %s", p, hint)
+		return "", Refuse(ErrInvalidPath, "path %q names the vault itself, not a note in it; %s", p, hint)
 	case clean == ".." || strings.HasPrefix(clean, "../"):
-		return "", refuse(ErrOutside, "path %q leaves the vault; %s", p, hint)
+		return "", Refuse(ErrOutside, "path %q leaves the vault; %s", p, hint)
 	}
 
 	for name := range strings.SplitSeq(clean, "/") {
@@ -71,13 +71,13 @@ func CleanPath(p string) (string, error) {
 			// Obsidian hides dot-folders such as .obsidian (settings, plugin data),
 			// .trash (deleted notes) and .git; they are not part of the vault. This also
 			// refuses ".. ", which Windows would read as "..".
-			return "", refuse(ErrOutside, "path %q includes %q; hidden files and folders (names starting with a dot) are not part of the vault", p, name)
+			return "", Refuse(ErrOutside, "path %q includes %q; hidden files and folders (names starting with a dot) are not part of the vault", p, name)
 		case strings.HasSuffix(name, ".") || strings.HasSuffix(name, " "):
 			// Windows drops trailing dots and spaces, so "secret.md." would open
 			// "secret.md" there.
-			return "", refuse(ErrInvalidPath, "path %q has a name ending in a dot or space (%q); send the exact name of the note", p, name)
+			return "", Refuse(ErrInvalidPath, "path %q has a name ending in a dot or space (%q); send the exact name of the note", p, name)
 		case Reserved(name):
-			return "", refuse(ErrInvalidPath, "path %q uses %q, which Windows reserves for a device; %s", p, name, hint)
+			return "", Refuse(ErrInvalidPath, "path %q uses %q, which Windows reserves for a device; %s", p, name, hint)
 		}
 	}
 	return clean, nil
@@ -119,11 +119,11 @@ func NotePath(p string) (string, error) {
 	case strings.EqualFold(ext, ".md"):
 		return clean, nil
 	case isFileType(ext):
-		return "", refuse(ErrNotNote, "path %q is not a note: only Markdown notes (.md) can be read; if the note's name really ends in %q, send %q",
+		return "", Refuse(ErrNotNote, "path %q is not a note: only Markdown notes (.md) can be read; if the note's name really ends in %q, send %q",
 			p, ext, clean+".md")
 	}
 	if len(clean)+len(".md") > MaxPathLen {
-		return "", refuse(ErrInvalidPath, "path is %d bytes long with \".md\", more than the limit of %d; %s", len(clean)+len(".md"), MaxPathLen, hint)
+		return "", Refuse(ErrInvalidPath, "path is %d bytes long with \".md\", more than the limit of %d; %s", len(clean)+len(".md"), MaxPathLen, hint)
 	}
 	return clean + ".md", nil
 }

@@ -36,22 +36,22 @@ const uriHint = `a note's URI is "note:///" and its path in the vault, like "not
 // logs. Everything else a path may not hold (.., NUL, a drive) is NotePath's to refuse.
 func PathFromURI(uri string) (string, error) {
 	if len(uri) > len(URIPrefix)+3*MaxPathLen { // every byte of the longest path escaped
-		return "", refuse(ErrInvalidPath, "URI is %d bytes long, more than a note's URI can be; %s", len(uri), uriHint)
+		return "", Refuse(ErrInvalidPath, "URI is %d bytes long, more than a note's URI can be; %s", len(uri), uriHint)
 	}
 	encoded, ok := strings.CutPrefix(uri, URIPrefix)
 	if !ok {
-		return "", refuse(ErrInvalidPath, "URI %q does not name a note; %s", uri, uriHint)
+		return "", Refuse(ErrInvalidPath, "URI %q does not name a note; %s", uri, uriHint)
 	}
 	lower := strings.ToLower(encoded)
 	if strings.Contains(lower, "%2f") || strings.Contains(lower, "%5c") {
-		return "", refuse(ErrInvalidPath, "URI %q encodes a folder separator (%%2F or %%5C); write folders with '/', as in %q", uri, URIPrefix+"Folder/Note.md")
+		return "", Refuse(ErrInvalidPath, "URI %q encodes a folder separator (%%2F or %%5C); write folders with '/', as in %q", uri, URIPrefix+"Folder/Note.md")
 	}
 	p, err := url.PathUnescape(encoded)
 	if err != nil {
-		return "", refuse(ErrInvalidPath, "URI %q is not percent-encoded correctly (%v); %s", uri, err, uriHint)
+		return "", Refuse(ErrInvalidPath, "URI %q is not percent-encoded correctly (%v); %s", uri, err, uriHint)
 	}
 	if p == "" {
-		return "", refuse(ErrInvalidPath, "URI %q names no note; %s", uri, uriHint)
+		return "", Refuse(ErrInvalidPath, "URI %q names no note; %s", uri, uriHint)
 	}
 	return p, nil
 }

@@ -54,7 +54,10 @@ type refusal struct {
 func (e *refusal) Error() string { return e.msg }
 func (e *refusal) Unwrap() error { return e.kind }
 
-func refuse(kind error, format string, args ...any) error {
+// Refuse returns an error whose text, from format, is written for the model, and which matches
+// kind with errors.Is, so a caller can tell the kinds apart without reading the text. The
+// inbox refuses with it too.
+func Refuse(kind error, format string, args ...any) error {
 	return &refusal{kind: kind, msg: fmt.Sprintf(format, args...)}
 }
 
@@ -155,7 +158,7 @@ func (v *Vault) ReadNote(p string) (note string, content []byte, err error) {
 		return "", nil, tooLarge(note)
 	}
 	if why := NotText(content); why != "" {
-		return "", nil, refuse(ErrNotNote, "%q is not a note: %s", note, why)
+		return "", nil, Refuse(ErrNotNote, "%q is not a note: %s", note, why)
 	}
 	return note, content, nil
 }
@@ -195,7 +198,7 @@ func NotText(content []byte) string {
 }
 
 func tooLarge(note string) error {
-	return refuse(ErrTooLarge, "note %q is larger than %d MiB, too large to read", note, MaxNoteSize>>20)
+	return Refuse(ErrTooLarge, "note %q is larger than %d MiB, too large to read", note, MaxNoteSize>>20)
 }
 
 // Stat returns the size and modification time of a note, with the same checks and errors
@@ -241,15 +244,15 @@ func (v *Vault) stat(note string) (fs.FileInfo, error) {
 		// Models often name a folder ("Garden") when they want a note in it; say so.
 		folder := strings.TrimSuffix(note, ".md")
 		if dir, statErr := v.root.Stat(filepath.FromSlash(folder)); statErr == nil && dir.IsDir() {
-			return nil, refuse(ErrNotNote, "%q is a folder, not a note; send the path of a note inside it, like %q", folder, folder+"/Note.md")
+			return nil, Refuse(ErrNotNote, "%q is a folder, not a note; send the path of a note inside it, like %q", folder, folder+"/Note.md")
 		}
 		return nil, v.readError(note, err)
 	}
 	switch {
 	case info.IsDir():
-		return nil, refuse(ErrNotNote, "%q is a folder, not a note; send the path of a note inside it, like %q", note, note+"/Note.md")
+		return nil, Refuse(ErrNotNote, "%q is a folder, not a note; send the path of a note inside it, like %q", note, note+"/Note.md")
 	case !info.Mode().IsRegular():
-		return nil, refuse(ErrNotNote, "%q is not a regular file, so it is not a note", note)
+		return nil, Refuse(ErrNotNote, "%q is not a regular file, so it is not a note", note)
 	}
 	return info, nil
 }
@@ -261,7 +264,7 @@ func (v *Vault) readError(note string, err error) error {
 		// ENOTDIR: a file where the path needs a folder, as in "Note.md/Other.md".
 		return notFound(note, v.Suggest(note, 3))
 	case errors.Is(err, v.escapes):
-		return refuse(ErrOutside, "%q leads outside the vault through a symbolic link; only notes inside the vault can be read", note)
+		return Refuse(ErrOutside, "%q leads outside the vault through a symbolic link; only notes inside the vault can be read", note)
 	}
 	// Keep the OS's reason ("permission denied"), without the vault's location.
 	return fmt.Errorf("note %q could not be read: %w", note, reason(err))
@@ -278,7 +281,7 @@ func reason(err error) error {
 
 func notFound(note string, suggestions []string) error {
 	if len(suggestions) == 0 {
-		return refuse(ErrNotFound, "note %q not found; paths are relative to the vault root, like %q", note, "Folder/Note.md")
+		return Refuse(ErrNotFound, "note %q not found; paths are relative to the vault root, like %q", note, "Folder/Note.md")
 	}
 	quoted := make([]string, len(suggestions))
 	for i, s := range suggestions {
@@ -289,7 +292,7 @@ func notFound(note string, suggestions []string) error {
 	if last > 0 {
 		alternatives = strings.Join(quoted[:last], ", ") + " or " + alternatives
 	}
-	return refuse(ErrNotFound, "note %q not found; did you mean %s?", note, alternatives)
+	return Refuse(ErrNotFound, "note %q not found; did you mean %s?", note, alternatives)
 }
 
 // Notes returns the path of every note in the vault, sorted, '/'-separated.
@@ -498,5 +501,5 @@ func unservable(p string) error {
 		_, err := CleanPath(p)
 		why = fmt.Sprintf("is refused (%v)", err)
 	}
-	return refuse(ErrInvalidPath, "not indexed: its path %s; rename the note or its folder to index it", why)
+	return Refuse(ErrInvalidPath, "not indexed: its path %s; rename the note or its folder to index it", why)
 }

@@ -13,11 +13,14 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"syscall"
 	"time"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// Ctrl-C sends an interrupt; kill, a terminal's stop button and make send SIGTERM. Either
+	// way the server finishes the requests under way and frees the port.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
@@ -43,7 +46,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// needs it, and so does onlyLocal, which lets through only requests addressed to it.
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr)", *addr, err)
+		return fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr, or with ADDR= under make step)", *addr, err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", onlyLocal(ln.Addr(), handleMCP(logger)))

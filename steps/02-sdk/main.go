@@ -89,7 +89,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr)", *addr, err)
+		return fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr, or with ADDR= under make step)", *addr, err)
 	}
 	// Stateless: no session ids, every POST stands alone, just as in step 1. This server never
 	// sends anything unasked, so GET, which would open that stream, is refused with 405.

@@ -108,7 +108,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	var ln net.Listener
 	if *transport == "http" {
 		if ln, err = net.Listen("tcp", *addr); err != nil {
-			return fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr)", *addr, err)
+			return fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr, or with ADDR= under make step)", *addr, err)
 		}
 		defer ln.Close()
 	}
