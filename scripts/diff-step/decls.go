@@ -40,6 +40,30 @@ type decl struct {
 	src  []byte // the file's source
 }
 
+// id names the declaration as taughtIn does: its package folder and name, with the receiver's
+// type for a method ("shared/store.Store.Compact"), and the first name of a group.
+func (d *decl) id() string {
+	name := ""
+	switch n := d.node.(type) {
+	case *ast.FuncDecl:
+		name = n.Name.Name
+		if n.Recv != nil {
+			name = receiverType(n.Recv.List[0].Type) + "." + name
+		}
+	case *ast.GenDecl:
+		if len(n.Specs) == 0 {
+			break
+		}
+		switch s := n.Specs[0].(type) {
+		case *ast.TypeSpec:
+			name = s.Name.Name
+		case *ast.ValueSpec:
+			name = s.Names[0].Name
+		}
+	}
+	return d.pkg.dir + "." + name
+}
+
 // text returns the declaration's source, with its doc comment.
 func (d *decl) text(fset *token.FileSet) string {
 	start := d.node.Pos()

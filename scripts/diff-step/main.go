@@ -1,12 +1,15 @@
 // Command diff-step shows what step N adds to step N-1: the diff of the two step folders, then
-// the source of every shared declaration that step N uses and step N-1 did not. Together that
-// is everything new a reader meets in the step.
+// the source of every shared declaration that step N starts to use (or, for the few that an
+// earlier step already runs, that step N's chapter explains: see taughtIn). Together that is
+// everything new a reader meets in the step. The tests' changes are listed but not printed,
+// unless -tests asks for them.
 package main
 
 import (
 	"cmp"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -27,10 +30,15 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout io.Writer) error {
-	if len(args) != 2 {
-		return errors.New("usage: diff-step N (N from 2)")
+	flags := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	withTests := flags.Bool("tests", false, "print the changes to the tests too (make diff N TESTS=1)")
+	if err := flags.Parse(args[1:]); err != nil {
+		return err
 	}
-	n, err := strconv.Atoi(args[1])
+	if flags.NArg() != 1 {
+		return errors.New("usage: diff-step [-tests] N (N from 2)")
+	}
+	n, err := strconv.Atoi(flags.Arg(0))
 	if err != nil || n < 2 {
 		return fmt.Errorf("the step must be a number from 2 on, like 3; step 1 has nothing before it")
 	}
@@ -59,24 +67,34 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 			return fmt.Errorf("git diff: %w", err)
 		}
 	}
-	io.WriteString(stdout, withoutChecksums(string(out)))
+	diffText, tests := readable(string(out), *withTests)
+	io.WriteString(stdout, diffText)
+	if tests > 0 {
+		fmt.Fprintf(stdout, "\n(%d test files changed, named above; make diff %d TESTS=1 prints them too)\n", tests, n)
+	}
 	return printShared(ctx, root, prev, step, stdout)
 }
 
-// withoutChecksums drops go.sum from a diff: its lines are hashes, not something to read.
-func withoutChecksums(diff string) string {
+// readable drops go.sum from a diff, since its lines are hashes, not something to read, and
+// the patches of test files unless withTests is set. It returns how many test files it left out.
+func readable(diff string, withTests bool) (string, int) {
 	var b strings.Builder
-	skipping := false
+	skipping, tests := false, 0
 	for _, line := range strings.SplitAfter(diff, "\n") {
 		if strings.HasPrefix(line, "diff --git ") {
-			skipping = strings.HasSuffix(strings.TrimSpace(line), "go.sum")
+			name := strings.TrimSpace(line)
+			isTest := !withTests && strings.HasSuffix(name, "_test.go")
+			if isTest {
+				tests++
+			}
+			skipping = isTest || strings.HasSuffix(name, "go.sum")
 		}
 		if skipping || (strings.Contains(line, "go.sum ") && strings.Contains(line, " | ")) {
 			continue
 		}
 		b.WriteString(line)
 	}
-	return b.String()
+	return b.String(), tests
 }
 
 // printShared prints the shared declarations that step reaches and prev did not, package by
@@ -104,9 +122,17 @@ func printShared(ctx context.Context, root string, prev, step transcript.Step, s
 		pkg := after.shared[importPath]
 		byFile := map[string][]*decl{}
 		for d := range reached {
-			if d.pkg == pkg && !old[key(after, d)] {
-				byFile[d.file] = append(byFile[d.file], d)
+			if d.pkg != pkg {
+				continue
 			}
+			if n, ok := taughtIn[d.id()]; ok {
+				if n != step.Number {
+					continue
+				}
+			} else if old[key(after, d)] {
+				continue
+			}
+			byFile[d.file] = append(byFile[d.file], d)
 		}
 		if len(byFile) == 0 {
 			continue

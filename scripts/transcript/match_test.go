@@ -46,6 +46,7 @@ func TestMatch(t *testing.T) {
 
 func TestParse(t *testing.T) {
 	src := `# a comment
+
 ## first
 $ curl -s $MCP \
     -d '{}'
@@ -82,10 +83,13 @@ two
 		t.Errorf("retries = %v, %v; want 0 and 5s", a, b)
 	}
 	for _, bad := range []string{
-		"## a\n$ x\n## a\n$ y\n",  // duplicate title
-		"## a\noutput first\n",    // output without a command
-		"stray text\n## a\n$ x\n", // text before the first section
-		"## a\n",                  // no command
+		"## a\n$ x\n\n## a\n$ y\n",   // duplicate title
+		"## a\noutput first\n",       // output without a command
+		"stray text\n## a\n$ x\n",    // text before the first section
+		"## a\n",                     // no command
+		"## a\n$ x\n## b\n$ y\n",     // no blank line between sections
+		"## a\n$ x\n\n\n## b\n$ y\n", // two
+		"## a\n$ x\n\n",              // a blank line at the end
 	} {
 		if _, err := Parse(strings.NewReader(bad)); err == nil {
 			t.Errorf("Parse(%q) succeeded, want an error", bad)

@@ -12,8 +12,9 @@
 // a command, up to the next command or section, are its expected output. Lines starting with
 // "#" before the first section are comments (one starting "# retires: " names a section of the
 // step before that this step no longer shows); inside a section, "# retry for up to 10s" just
-// before a command makes it run again until its output matches. Expected output is compared as JSON where it is
-// JSON (see Match), so it may be laid out over several lines to be read. The same file is run by `make check-step N`
+// before a command makes it run again until its output matches. Expected output is compared as
+// JSON where it is JSON (see Match), so it may be laid out over several lines to be read. One
+// blank line, never more, comes before each section. The same file is run by `make check-step N`
 // against the reader's server, by `go test` against a fresh one, and shown in the guide.
 package transcript
 
@@ -69,6 +70,7 @@ func Parse(r io.Reader) ([]Section, error) {
 		inShell  bool          // the previous line ended with a backslash
 		retry    time.Duration // from a "# retry" line, for the next command
 		lineNo   int
+		blanks   int // blank lines just before this one
 	)
 	current := func() *Section { return &sections[len(sections)-1] }
 	finish := func() {
@@ -86,6 +88,16 @@ func Parse(r io.Reader) ([]Section, error) {
 	for scanner.Scan() {
 		lineNo++
 		line := strings.TrimRight(scanner.Text(), "\r")
+		if lineNo > 1 && strings.HasPrefix(line, "## ") && blanks != 1 {
+			// One layout for every transcript, so that the diff between two steps' shows
+			// only what changed.
+			return nil, fmt.Errorf("line %d: put exactly one blank line before a section, not %d", lineNo, blanks)
+		}
+		if line == "" {
+			blanks++
+		} else {
+			blanks = 0
+		}
 		switch {
 		case strings.HasPrefix(line, "## "):
 			finish()
@@ -132,6 +144,9 @@ func Parse(r io.Reader) ([]Section, error) {
 	}
 	if err := scanner.Err(); err != nil {
 		return nil, err
+	}
+	if blanks > 0 {
+		return nil, fmt.Errorf("line %d: the transcript ends with blank lines; end it with its last output", lineNo)
 	}
 	finish()
 	for _, s := range sections {

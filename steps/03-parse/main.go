@@ -3,7 +3,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -40,28 +39,16 @@ func main() {
 // run is the whole program. main only supplies the outside world, so tests can call run with
 // their own arguments, environment, input and output, and stop it by cancelling ctx.
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	flags := flag.NewFlagSet(args[0], flag.ContinueOnError)
-	flags.SetOutput(stderr)
-	transport := flags.String("transport", cmp.Or(getenv("VAULTMCP_TRANSPORT"), "http"),
-		"http, or stdio for a client that starts the server itself; env VAULTMCP_TRANSPORT")
-	addr := flags.String("addr", cmp.Or(getenv("VAULTMCP_ADDR"), "127.0.0.1:3000"),
-		"address to listen on with -transport http; env VAULTMCP_ADDR")
-	vaultDir := flags.String("vault", getenv("VAULT_PATH"), "the Obsidian vault to serve; env VAULT_PATH")
-	if err := flags.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil // -h: Parse has printed the flags, which is all that was asked
-		}
+	cfg, err := readConfig(args, getenv, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil // -h: the flags are printed, which is all that was asked
+	}
+	if err != nil {
 		return err
-	}
-	if *vaultDir == "" {
-		return errors.New("which vault? pass -vault DIR or set VAULT_PATH")
-	}
-	if *transport != "http" && *transport != "stdio" {
-		return fmt.Errorf("unknown transport %q: use http or stdio", *transport)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 
-	notes, err := vault.Open(*vaultDir)
+	notes, err := vault.Open(cfg.vaultDir)
 	if err != nil {
 		return err
 	}
@@ -82,13 +69,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	addTools(mcpServer, notes)
 	addResources(mcpServer, hooks, notes, logger)
 
-	if *transport == "stdio" {
+	if cfg.transport == "stdio" {
 		return serveStdio(ctx, mcpServer, stdin, stdout, logger)
 	}
 
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr, or with ADDR= under make step)", *addr, err)
+		return fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr, or with ADDR= under make step)", cfg.addr, err)
 	}
 	// Stateless: no session ids, every POST stands alone, just as in step 1. This server never
 	// sends anything unasked, so GET, which would open that stream, is refused with 405.

@@ -11,11 +11,11 @@ import (
 // name, description and schemas go to the model with every turn. Each one sets the
 // annotations that apply to it: mcp-go, like the specification, assumes the worst
 // (destructive, open world) for any hint left out.
-func addTools(s *server.MCPServer, notes *vault.Vault, index *index) {
+func addTools(s *server.MCPServer, notes *vault.Vault, ix *index) {
 	s.AddTool(getNoteTool, getNote(notes))
 	s.AddTool(getOutlineTool, getOutline(notes))
-	s.AddTool(searchVaultTool, searchVault(index))
-	s.AddTool(indexStatusTool, indexStatus(index))
+	s.AddTool(searchVaultTool, searchVault(ix))
+	s.AddTool(indexStatusTool, indexStatus(ix))
 }
 
 // readOnly annotates a tool that only reads: it changes nothing, and it reaches nothing

@@ -4,7 +4,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -15,7 +14,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -45,38 +43,16 @@ func main() {
 // run is the whole program. main only supplies the outside world, so tests can call run with
 // their own arguments, environment, input and output, and stop it by cancelling ctx.
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	flags := flag.NewFlagSet(args[0], flag.ContinueOnError)
-	flags.SetOutput(stderr)
-	transport := flags.String("transport", cmp.Or(getenv("VAULTMCP_TRANSPORT"), "http"),
-		"http, or stdio for a client that starts the server itself; env VAULTMCP_TRANSPORT")
-	addr := flags.String("addr", cmp.Or(getenv("VAULTMCP_ADDR"), "127.0.0.1:3000"),
-		"address to listen on with -transport http; env VAULTMCP_ADDR")
-	vaultDir := flags.String("vault", getenv("VAULT_PATH"), "the Obsidian vault to serve; env VAULT_PATH")
-	embedder := flags.String("embedder", cmp.Or(getenv("VAULTMCP_EMBEDDER"), "auto"),
-		"auto (Ollama if it answers, else offline), ollama, or offline; env VAULTMCP_EMBEDDER")
-	minScore := flags.Float64("min-score", envFloat(getenv("VAULTMCP_MIN_SCORE")),
-		"the least score a search result needs; env VAULTMCP_MIN_SCORE; unset, one chosen for the embedder")
-	ranking := flags.String("rank", cmp.Or(getenv("VAULTMCP_RANK"), rankHybrid),
-		"how search ranks notes: hybrid (words and meaning), keyword or vector; env VAULTMCP_RANK")
-	dbPath := flags.String("db", getenv("VAULTMCP_DB"), "the index database file, outside the vault; env VAULTMCP_DB; unset, one in your cache directory")
-	if err := flags.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil // -h: Parse has printed the flags, which is all that was asked
-		}
-		return err
+	cfg, err := readConfig(args, getenv, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil // -h: the flags are printed, which is all that was asked
 	}
-	if *vaultDir == "" {
-		return errors.New("which vault? pass -vault DIR or set VAULT_PATH")
-	}
-	if *transport != "http" && *transport != "stdio" {
-		return fmt.Errorf("unknown transport %q: use http or stdio", *transport)
-	}
-	if err := checkRanking(*ranking); err != nil {
+	if err != nil {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 
-	notes, err := vault.Open(*vaultDir)
+	notes, err := vault.Open(cfg.vaultDir)
 	if err != nil {
 		return err
 	}
@@ -88,12 +64,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if err != nil {
 		return fmt.Errorf("OLLAMA_HOST: %w", err)
 	}
-	embedding, err := embed.Choose(ctx, *embedder, client, logger)
+	embedding, err := embed.Choose(ctx, cfg.embedder, client, logger)
 	if err != nil {
 		return err
 	}
-	if *dbPath == "" {
-		if *dbPath, err = store.DefaultPath(*vaultDir); err != nil {
+	if cfg.dbPath == "" {
+		if cfg.dbPath, err = store.DefaultPath(cfg.vaultDir); err != nil {
 			return err
 		}
 	}
@@ -102,18 +78,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	// holds the port must leave the index as it found it, whoever else is using it. Requests
 	// wait in the listener's queue until the index is built and the server answers them.
 	var ln net.Listener
-	if *transport == "http" {
-		if ln, err = net.Listen("tcp", *addr); err != nil {
-			return fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr, or with ADDR= under make step)", *addr, err)
+	if cfg.transport == "http" {
+		if ln, err = net.Listen("tcp", cfg.addr); err != nil {
+			return fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr, or with ADDR= under make step)", cfg.addr, err)
 		}
 		defer ln.Close()
 	}
 
 	// Opening the index takes its lock: a second server on the same index stops here.
-	if err := store.CheckLocation(*vaultDir, *dbPath); err != nil {
+	if err := store.CheckLocation(cfg.vaultDir, cfg.dbPath); err != nil {
 		return err
 	}
-	db, err := store.Open(ctx, *dbPath, store.Config{})
+	db, err := store.Open(ctx, cfg.dbPath, store.Config{})
 	if err != nil {
 		return err
 	}
@@ -122,7 +98,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 
 	// Indexing comes before serving: simple, and nobody searches a half-built index. Step 10
 	// serves while it indexes, and re-embeds only the notes that changed.
-	index, err := buildIndex(ctx, notes, embedding, db, logger)
+	ix, err := buildIndex(ctx, notes, embedding, db, logger)
 	if ctx.Err() != nil {
 		return nil // stopped while indexing, as asked: not an error
 	}
@@ -130,11 +106,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return err
 	}
 
-	if *minScore > 0 {
-		index.floor = *minScore
+	if cfg.minScore > 0 {
+		ix.floor = cfg.minScore
 	}
-	index.ranking = *ranking
-	logger.Info("search", "min_score", index.floor)
+	ix.ranking = cfg.ranking
+	logger.Info("search", "min_score", ix.floor)
 
 	hooks := &server.Hooks{}
 	mcpServer := server.NewMCPServer("vaultmcp", "0.6.0",
@@ -148,10 +124,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	// Check every call's arguments against the tool's inputSchema before the handler runs; a
 	// mismatch becomes an isError result, in a few words the model can read and act on.
 	mcpServer.Use(toolargs.Check(mcpServer))
-	addTools(mcpServer, notes, index)
+	addTools(mcpServer, notes, ix)
 	addResources(mcpServer, hooks, notes, logger)
 
-	if *transport == "stdio" {
+	if cfg.transport == "stdio" {
 		return serveStdio(ctx, mcpServer, stdin, stdout, logger)
 	}
 
@@ -183,10 +159,4 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return err
 	}
 	return nil
-}
-
-// envFloat reads a number from the environment; anything else counts as unset.
-func envFloat(s string) float64 {
-	f, _ := strconv.ParseFloat(s, 64)
-	return f
 }

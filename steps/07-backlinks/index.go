@@ -16,7 +16,8 @@ import (
 	"vaultmcp/shared/vault"
 )
 
-// index is the search index: the database, and the embedder its vectors came from.
+// index is what the tools search with: the database, the embedder its vectors came from, and
+// the state and settings that shape an answer.
 type index struct {
 	embedder embed.Embedder
 	db       *store.Store

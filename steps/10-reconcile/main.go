@@ -4,7 +4,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -15,7 +14,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,7 +23,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/ollama/ollama/api"
 
-	"vaultmcp/shared/embed"
 	"vaultmcp/shared/guard"
 	"vaultmcp/shared/inbox"
 	"vaultmcp/shared/jsonrpc"
@@ -49,55 +46,16 @@ func main() {
 // run is the whole program. main only supplies the outside world, so tests can call run with
 // their own arguments, environment, input and output, and stop it by cancelling ctx.
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	flags := flag.NewFlagSet(args[0], flag.ContinueOnError)
-	flags.SetOutput(stderr)
-	transport := flags.String("transport", cmp.Or(getenv("VAULTMCP_TRANSPORT"), "http"),
-		"http, or stdio for a client that starts the server itself; env VAULTMCP_TRANSPORT")
-	addr := flags.String("addr", cmp.Or(getenv("VAULTMCP_ADDR"), "127.0.0.1:3000"),
-		"address to listen on with -transport http; env VAULTMCP_ADDR")
-	vaultDir := flags.String("vault", getenv("VAULT_PATH"), "the Obsidian vault to serve; env VAULT_PATH")
-	embedder := flags.String("embedder", cmp.Or(getenv("VAULTMCP_EMBEDDER"), "auto"),
-		"auto (Ollama if it answers, else offline), ollama, or offline; env VAULTMCP_EMBEDDER")
-	model := flags.String("model", cmp.Or(getenv("VAULTMCP_MODEL"), embed.DefaultModel),
-		"the Ollama embedding model; changing it rebuilds the index; env VAULTMCP_MODEL")
-	inboxDir := flags.String("inbox", cmp.Or(getenv("VAULTMCP_INBOX"), inbox.DefaultFolder),
-		"the vault folder where create_note puts new notes; env VAULTMCP_INBOX")
-	readOnlyEnv, err := envBool(getenv, "VAULTMCP_READ_ONLY")
+	cfg, err := readConfig(args, getenv, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil // -h: the flags are printed, which is all that was asked
+	}
 	if err != nil {
-		return err
-	}
-	readOnly := flags.Bool("read-only", readOnlyEnv,
-		"serve the vault without create_note, so that nothing in it is ever created; env VAULTMCP_READ_ONLY=1")
-	origins := flags.String("allow-origin", getenv("VAULTMCP_ORIGINS"),
-		"extra web-page origins to accept, comma-separated; native clients and MCP Inspector's proxy send no Origin and need none; env VAULTMCP_ORIGINS")
-	minScore := flags.Float64("min-score", envFloat(getenv("VAULTMCP_MIN_SCORE")),
-		"the least score a search result needs; env VAULTMCP_MIN_SCORE; unset, one chosen for the embedder")
-	ranking := flags.String("rank", cmp.Or(getenv("VAULTMCP_RANK"), rankHybrid),
-		"how search ranks notes: hybrid (words and meaning), keyword or vector; env VAULTMCP_RANK")
-	watchMode := flags.String("watch", cmp.Or(getenv("VAULTMCP_WATCH"), string(watch.Auto)),
-		"how edits are noticed: auto (file events, or polling where the system cannot give them), events, or poll; env VAULTMCP_WATCH")
-	dbPath := flags.String("db", getenv("VAULTMCP_DB"), "the index database file, outside the vault; env VAULTMCP_DB; unset, one in your cache directory")
-	if err := flags.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil // -h: Parse has printed the flags, which is all that was asked
-		}
-		return err
-	}
-	if *vaultDir == "" {
-		return errors.New("which vault? pass -vault DIR or set VAULT_PATH")
-	}
-	if *transport != "http" && *transport != "stdio" {
-		return fmt.Errorf("unknown transport %q: use http or stdio", *transport)
-	}
-	if err := checkRanking(*ranking); err != nil {
-		return err
-	}
-	if err := embed.CheckMode(*embedder); err != nil {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 
-	notes, err := vault.Open(*vaultDir)
+	notes, err := vault.Open(cfg.vaultDir)
 	if err != nil {
 		return err
 	}
@@ -106,8 +64,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	// Read-only, there is no inbox and no create_note: a tool that does not exist is a
 	// stronger promise than a readOnlyHint, which a client may or may not heed.
 	var newNotes *inbox.Inbox
-	if !*readOnly {
-		if newNotes, err = inbox.Open(notes, *inboxDir); err != nil {
+	if !cfg.readOnly {
+		if newNotes, err = inbox.Open(notes, cfg.inboxDir); err != nil {
 			return err
 		}
 		defer newNotes.Close()
@@ -121,8 +79,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if err != nil {
 		return fmt.Errorf("OLLAMA_HOST: %w", err)
 	}
-	if *dbPath == "" {
-		if *dbPath, err = store.DefaultPath(*vaultDir); err != nil {
+	if cfg.dbPath == "" {
+		if cfg.dbPath, err = store.DefaultPath(cfg.vaultDir); err != nil {
 			return err
 		}
 	}
@@ -151,20 +109,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	mcpServer.Use(toolargs.Check(mcpServer))
 	var ln net.Listener
 	var srv *http.Server
-	if *transport == "http" {
+	if cfg.transport == "http" {
 		// No authentication and no TLS: only this machine may connect.
-		if err := guard.CheckListenAddr(*addr); err != nil {
+		if err := guard.CheckListenAddr(cfg.addr); err != nil {
 			return err
 		}
-		if ln, err = net.Listen("tcp", *addr); err != nil {
-			return fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr, or with ADDR= under make step)", *addr, err)
+		if ln, err = net.Listen("tcp", cfg.addr); err != nil {
+			return fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr, or with ADDR= under make step)", cfg.addr, err)
 		}
 		defer ln.Close()
 		// guard.Wrap is guard.Local and the rest of the wall: the method, the body's size and
 		// time, and how many requests are in flight. Only what passes it all reaches
 		// jsonrpc.Strict and mcp-go.
 		mcpHandler := server.NewStreamableHTTPServer(mcpServer, server.WithStateLess(true))
-		walled, err := guard.Wrap(jsonrpc.Strict(mcpHandler, guard.DefaultMaxBody), guard.Config{Addr: ln.Addr(), Origins: splitList(*origins), Logger: logger})
+		walled, err := guard.Wrap(jsonrpc.Strict(mcpHandler, guard.DefaultMaxBody), guard.Config{Addr: ln.Addr(), Origins: splitList(cfg.origins), Logger: logger})
 		if err != nil {
 			return err
 		}
@@ -174,10 +132,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 
 	// Opening the index takes its lock: a second server on the same index stops here.
-	if err := store.CheckLocation(*vaultDir, *dbPath); err != nil {
+	if err := store.CheckLocation(cfg.vaultDir, cfg.dbPath); err != nil {
 		return err
 	}
-	db, err := store.Open(ctx, *dbPath, store.Config{})
+	db, err := store.Open(ctx, cfg.dbPath, store.Config{})
 	if err != nil {
 		return err
 	}
@@ -185,20 +143,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	logger.Info("index", "db", db.Path())
 	names.db = db
 
-	embedding, err := chooseEmbedder(ctx, *embedder, *model, db, client, logger)
+	embedding, err := chooseEmbedder(ctx, cfg.embedder, cfg.model, db, client, logger)
 	if err != nil {
 		return err
 	}
 	// The index keeps what it holds unless it was built by another embedder: then its vectors
 	// cannot answer this one's queries, and it starts again.
-	index, err := openIndex(ctx, embedding, db, logger)
+	ix, err := openIndex(ctx, embedding, db, logger)
 	if err != nil {
 		return err
 	}
 
 	// Watch before catching up: a note changed meanwhile is not lost. Its change waits in
 	// the watcher and is applied after the catch-up, by the same worker.
-	watcher, err := watch.New(*vaultDir, watch.Options{Logger: logger, Mode: watch.Mode(*watchMode)})
+	watcher, err := watch.New(cfg.vaultDir, watch.Options{Logger: logger, Mode: watch.Mode(cfg.watchMode)})
 	if err != nil {
 		return err
 	}
@@ -208,8 +166,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	// up with the disk and then applies the watcher's changes. The server answers while they
 	// work. Deferred in this order, they are stopped, then waited for, before the database
 	// closes.
-	index.noticing = watcher.Noticing // for index_status: only the watcher knows
-	updates := newLive(notes, index, newNoteEvents(hooks, notes, logger), logger)
+	ix.noticing = watcher.Noticing // for index_status: only the watcher knows
+	updates := newLive(notes, ix, newNoteEvents(hooks, notes, logger), logger)
 	workCtx, stopWork := context.WithCancel(ctx)
 	var workers sync.WaitGroup
 	defer workers.Wait()
@@ -221,15 +179,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	})
 	workers.Go(func() { updates.run(workCtx) })
 
-	if *minScore > 0 {
-		index.floor = *minScore
+	if cfg.minScore > 0 {
+		ix.floor = cfg.minScore
 	}
-	index.ranking = *ranking
-	logger.Info("search", "min_score", index.floor)
-	addTools(mcpServer, notes, index, newNotes)
+	ix.ranking = cfg.ranking
+	logger.Info("search", "min_score", ix.floor)
+	addTools(mcpServer, notes, ix, newNotes)
 	addResources(mcpServer, hooks, notes, logger)
 
-	if *transport == "stdio" {
+	if cfg.transport == "stdio" {
 		return serveStdio(ctx, mcpServer, stdin, stdout, logger)
 	}
 	logger.Info("listening", "url", "http://"+ln.Addr().String()+"/mcp", "vault", notes.Dir())
@@ -243,26 +201,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return err
 	}
 	return nil
-}
-
-// envBool reads a yes-or-no setting from the environment: unset is no, and a value
-// strconv.ParseBool does not know is an error, since guessing either way could surprise.
-func envBool(getenv func(string) string, key string) (bool, error) {
-	value := getenv(key)
-	if value == "" {
-		return false, nil
-	}
-	b, err := strconv.ParseBool(value)
-	if err != nil {
-		return false, fmt.Errorf("%s=%q: use 1 or 0 (or true or false)", key, value)
-	}
-	return b, nil
-}
-
-// envFloat reads a number from the environment; anything else counts as unset.
-func envFloat(s string) float64 {
-	f, _ := strconv.ParseFloat(s, 64)
-	return f
 }
 
 // splitList reads a comma-separated flag.

@@ -12,11 +12,11 @@ import (
 // name, description and schemas go to the model with every turn. Each one sets the
 // annotations that apply to it: mcp-go, like the specification, assumes the worst
 // (destructive, open world) for any hint left out.
-func addTools(s *server.MCPServer, notes *vault.Vault, index *index, newNotes *inbox.Inbox) {
+func addTools(s *server.MCPServer, notes *vault.Vault, ix *index, newNotes *inbox.Inbox) {
 	s.AddTool(getNoteTool, getNote(notes))
-	s.AddTool(searchVaultTool, searchVault(notes, index))
-	s.AddTool(indexStatusTool, indexStatus(index, notes))
-	s.AddTool(getBacklinksTool, getBacklinks(notes, index))
+	s.AddTool(searchVaultTool, searchVault(notes, ix))
+	s.AddTool(indexStatusTool, indexStatus(ix, notes))
+	s.AddTool(getBacklinksTool, getBacklinks(notes, ix))
 	if newNotes != nil { // nil when serving read-only
 		s.AddTool(createNoteTool, createNote(newNotes))
 	}

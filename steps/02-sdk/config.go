@@ -1,0 +1,41 @@
+package main
+
+import (
+	"cmp"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+)
+
+// config is how the server was asked to run: one field per flag, each flag with an environment
+// variable for clients that pass an environment rather than arguments.
+type config struct {
+	transport string
+	addr      string
+	vaultDir  string
+}
+
+// readConfig reads the flags in args, with defaults from getenv, and checks them, so that a
+// mistake stops the server before it touches the vault. For -h it prints the flags to stderr
+// and returns flag.ErrHelp.
+func readConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
+	var c config
+	flags := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	flags.StringVar(&c.transport, "transport", cmp.Or(getenv("VAULTMCP_TRANSPORT"), "http"),
+		"http, or stdio for a client that starts the server itself; env VAULTMCP_TRANSPORT")
+	flags.StringVar(&c.addr, "addr", cmp.Or(getenv("VAULTMCP_ADDR"), "127.0.0.1:3000"),
+		"address to listen on with -transport http; env VAULTMCP_ADDR")
+	flags.StringVar(&c.vaultDir, "vault", getenv("VAULT_PATH"), "the Obsidian vault to serve; env VAULT_PATH")
+	if err := flags.Parse(args[1:]); err != nil {
+		return c, err // with -h, flag.ErrHelp, once Parse has printed the flags
+	}
+	if c.vaultDir == "" {
+		return c, errors.New("which vault? pass -vault DIR or set VAULT_PATH")
+	}
+	if c.transport != "http" && c.transport != "stdio" {
+		return c, fmt.Errorf("unknown transport %q: use http or stdio", c.transport)
+	}
+	return c, nil
+}
