@@ -76,9 +76,27 @@ func Build(ctx context.Context, root string, step Step, dir string) (string, err
 type Server struct {
 	URL  string // the MCP endpoint it logged
 	cmd  *exec.Cmd
-	mu   sync.Mutex
-	logs strings.Builder
+	logs logs
 	done chan struct{}
+}
+
+// logs keeps what a server writes to stderr, for failure messages; tests read it while the
+// server still writes.
+type logs struct {
+	mu   sync.Mutex
+	text strings.Builder
+}
+
+func (l *logs) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.text.Write(p)
+}
+
+func (l *logs) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.text.String()
 }
 
 var listening = regexp.MustCompile(`url=(http://\S+)`)
@@ -102,9 +120,7 @@ func Start(bin string, env []string, args ...string) (*Server, error) {
 		scanner.Buffer(nil, 1<<20)
 		for scanner.Scan() {
 			line := scanner.Text()
-			s.mu.Lock()
-			s.logs.WriteString(line + "\n")
-			s.mu.Unlock()
+			s.logs.Write([]byte(line + "\n"))
 			if m := listening.FindStringSubmatch(line); m != nil {
 				select {
 				case urls <- m[1]:
@@ -127,11 +143,7 @@ func Start(bin string, env []string, args ...string) (*Server, error) {
 }
 
 // Logs returns what the server has written to stderr so far.
-func (s *Server) Logs() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.logs.String()
-}
+func (s *Server) Logs() string { return s.logs.String() }
 
 // Stop interrupts the server, as Ctrl-C would, and waits for it to exit.
 func (s *Server) Stop() {

@@ -23,8 +23,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -87,8 +87,8 @@ type curlRequest struct {
 	include bool // -i: the output starts with the status line and headers
 }
 
-// parseCurl reads `curl [-s] [-i] $MCP -H 'Content-Type: ...' -H 'Accept: ...' -d '...'`
-// the way sh would, and returns why not when the command is anything more.
+// parseCurl reads `curl -s[i] $MCP -H '...' ... -d '...'`, the one form the transcripts send
+// a message in, and returns why not when the command is anything more.
 func parseCurl(shell string) (curlRequest, string) {
 	var req curlRequest
 	words, err := shellWords(shell)
@@ -115,12 +115,9 @@ func parseCurl(shell string) (curlRequest, string) {
 				return req, fmt.Sprintf("it sends to %s, not $MCP", arg)
 			}
 			toMCP = true
-		case arg == "--silent" || arg == "--show-error":
-		case arg == "--include":
-			req.include = true
 		case shortFlags.MatchString(arg):
 			req.include = req.include || strings.Contains(arg, "i")
-		case arg == "-H" || arg == "--header":
+		case arg == "-H":
 			h, ok := value()
 			name, _, _ := strings.Cut(h, ":")
 			// Content-Type and Accept only say "JSON, please". 2026-07-28's routing headers
@@ -133,13 +130,13 @@ func parseCurl(shell string) (curlRequest, string) {
 			case n != "content-type" && n != "accept" && n != "mcp-protocol-version" && n != "mcp-method" && n != "mcp-name":
 				return req, fmt.Sprintf("it sends the header %q", h)
 			}
-		case arg == "-X" || arg == "--request":
+		case arg == "-X":
 			if m, ok := value(); !ok || !strings.EqualFold(m, "POST") {
 				return req, fmt.Sprintf("it uses the method %s", m)
 			}
-		case arg == "-d" || arg == "--data" || arg == "--data-raw" || arg == "--data-binary":
+		case arg == "-d":
 			body, ok := value()
-			if !ok || hasBody || arg != "--data-raw" && strings.HasPrefix(body, "@") {
+			if !ok || hasBody || strings.HasPrefix(body, "@") {
 				return req, "its body is not one literal -d '...'"
 			}
 			req.body, hasBody = body, true
@@ -170,79 +167,50 @@ func parseCurl(shell string) (curlRequest, string) {
 // shellWord is one argument of a command, quotes removed as sh removes them.
 type shellWord struct {
 	text    string
-	expands bool // it holds a $ or ` that sh would expand (outside single quotes)
+	expands bool // it holds a $ that sh would expand
 }
 
-// shellWords splits a simple command as sh does: single quotes keep everything, double
-// quotes keep all but \$ \` \" \\ and a line continuation, a backslash outside quotes
-// escapes the next character, and a backslash before a newline joins the lines. Pipes,
-// redirections, command lists and substitutions are refused: they need a real shell.
+// shellWords splits a command as sh would, for the forms the transcripts' curl commands take:
+// bare words and 'single-quoted' text, continued by a backslash at the end of a line. A
+// command that needs more of a shell (double quotes, escapes, pipes, substitutions) is
+// refused, and its section runs over HTTP only.
 func shellWords(s string) ([]shellWord, error) {
-	var (
-		words  []shellWord
-		cur    strings.Builder
-		w      shellWord
-		inWord bool
-	)
-	end := func() {
-		if inWord {
-			w.text = cur.String()
-			words = append(words, w)
-		}
-		cur.Reset()
-		w, inWord = shellWord{}, false
-	}
+	var words []shellWord
+	var w shellWord
+	var text strings.Builder
+	inWord := false
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
-		case c == '\\':
-			if i+1 == len(s) {
-				return nil, errors.New("a backslash ends the command")
+		case c == '\\' && strings.HasPrefix(s[i+1:], "\n"):
+			i++ // a continued line: the same command goes on
+			fallthrough
+		case c == ' ' || c == '\t':
+			if inWord {
+				w.text = text.String()
+				words = append(words, w)
 			}
-			i++
-			if s[i] != '\n' { // backslash-newline is a continuation: nothing at all
-				cur.WriteByte(s[i])
-				inWord = true
-			}
+			w, inWord = shellWord{}, false
+			text.Reset()
 		case c == '\'':
 			j := strings.IndexByte(s[i+1:], '\'')
 			if j < 0 {
 				return nil, errors.New("a single quote is not closed")
 			}
-			cur.WriteString(s[i+1 : i+1+j])
+			text.WriteString(s[i+1 : i+1+j])
 			i += j + 1
 			inWord = true
-		case c == '"':
-			inWord = true
-			for i++; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
-					if i++; s[i] != '\n' {
-						cur.WriteByte(s[i])
-					}
-					continue
-				}
-				if s[i] == '$' || s[i] == '`' {
-					w.expands = true
-				}
-				cur.WriteByte(s[i])
-			}
-			if i == len(s) {
-				return nil, errors.New("a double quote is not closed")
-			}
-		case c == ' ' || c == '\t':
-			end()
-		case c == '#' && !inWord:
-			i = len(s) // a comment runs to the end
-		case strings.IndexByte("|&;<>()`\n", c) >= 0:
-			return nil, fmt.Errorf("it uses %q", c)
+		case strings.IndexByte("\"\\`|&;<>()#\n", c) >= 0:
+			return nil, fmt.Errorf("it needs a shell for %q", c)
 		default:
-			if c == '$' {
-				w.expands = true
-			}
-			cur.WriteByte(c)
+			w.expands = w.expands || c == '$'
+			text.WriteByte(c)
 			inWord = true
 		}
 	}
-	end()
+	if inWord {
+		w.text = text.String()
+		words = append(words, w)
+	}
 	return words, nil
 }
 
@@ -252,57 +220,56 @@ type StdioServer struct {
 	// messages.
 	Command string
 
-	cmd     *exec.Cmd
-	stdin   io.WriteCloser
-	arrived chan struct{} // a line (or the end of stdout) came in
-	exited  chan struct{} // closed once the process has exited
-	pings   int           // private ping ids used so far
-
-	mu        sync.Mutex
-	out       []string // lines from stdout not read yet
-	outClosed bool
-	logs      strings.Builder
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	lines  chan string   // stdout, a message a line; closed when stdout ends
+	exited chan struct{} // closed once the process has exited
+	logs   logs
+	pings  int // private ping ids used so far
 }
 
 // StartStdio runs a step binary with -transport stdio and waits until it answers a ping.
 // env is added to this process's environment (VAULT_PATH and the rest).
 func StartStdio(bin string, env []string, args ...string) (*StdioServer, error) {
 	args = append([]string{"-transport", "stdio"}, args...)
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), env...)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	words := append(append(append([]string{}, env...), bin), args...)
+	words := append(append(slices.Clone(env), bin), args...)
 	for i, w := range words {
 		words[i] = shellQuote(w)
 	}
 	s := &StdioServer{
 		Command: strings.Join(words, " "),
-		cmd:     cmd, stdin: stdin,
-		arrived: make(chan struct{}, 1),
+		cmd:     exec.Command(bin, args...),
+		lines:   make(chan string),
 		exited:  make(chan struct{}),
 	}
-	var readers sync.WaitGroup
-	readers.Go(func() {
-		s.read(stdout, func(line string) { s.out = append(s.out, line) }, func() { s.outClosed = true })
-	})
-	readers.Go(func() { s.read(stderr, func(line string) { s.logs.WriteString(line + "\n") }, func() {}) })
+	s.cmd.Env = append(os.Environ(), env...)
+	s.cmd.Stderr = &s.logs
+	stdin, err := s.cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := s.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.cmd.Start(); err != nil {
+		return nil, err
+	}
+	s.stdin = stdin
 	go func() {
-		readers.Wait() // exec wants the pipes read to the end before Wait
-		cmd.Wait()
+		// No line limit: a tools/list answer is one long line.
+		r := bufio.NewReader(stdout)
+		for {
+			line, err := r.ReadString('\n')
+			if line = strings.TrimRight(line, "\r\n"); line != "" {
+				s.lines <- line
+			}
+			if err != nil {
+				break
+			}
+		}
+		close(s.lines)
+		s.cmd.Wait() // only once stdout is read to the end, as exec asks
 		close(s.exited)
 	}()
 	// A step may build its index before it reads stdin: give it the time Start gives HTTP.
@@ -313,41 +280,17 @@ func StartStdio(bin string, env []string, args ...string) (*StdioServer, error) 
 	return s, nil
 }
 
-// read takes a pipe line by line, until it closes. No line limit: a tools/list answer is
-// one long line.
-func (s *StdioServer) read(pipe io.Reader, keep func(line string), closed func()) {
-	r := bufio.NewReader(pipe)
-	for {
-		line, err := r.ReadString('\n')
-		s.mu.Lock()
-		if line = strings.TrimRight(line, "\r\n"); line != "" {
-			keep(line)
-		}
-		if err != nil {
-			closed()
-		}
-		s.mu.Unlock()
-		select { // wake next, without waiting for it
-		case s.arrived <- struct{}{}:
-		default:
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
 // Logs returns what the server has written to stderr so far.
-func (s *StdioServer) Logs() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.logs.String()
-}
+func (s *StdioServer) Logs() string { return s.logs.String() }
 
 // Stop closes the server's stdin, which is how an MCP client ends a stdio session, and waits
 // for it to exit. It returns an error when the server had to be interrupted instead.
 func (s *StdioServer) Stop() error {
 	s.stdin.Close()
+	go func() {
+		for range s.lines { // what nobody will read, so the reader reaches the end
+		}
+	}()
 	select {
 	case <-s.exited:
 		return nil
@@ -368,28 +311,19 @@ func (s *StdioServer) Stop() error {
 func (s *StdioServer) next(timeout time.Duration) (line, id string, err error) {
 	deadline := time.After(timeout)
 	for {
-		s.mu.Lock()
-		if len(s.out) > 0 {
-			line = s.out[0]
-			s.out = s.out[1:]
-			s.mu.Unlock()
+		select {
+		case line, open := <-s.lines:
+			if !open {
+				return "", "", errors.New("the server closed its stdout (did it exit? see its log)")
+			}
 			var msg map[string]json.RawMessage
 			if json.Unmarshal([]byte(line), &msg) != nil {
 				// stdout carries only messages: a stray print breaks every client.
 				return line, "", errors.New("the server wrote a line to stdout that is not a JSON-RPC message (logs belong on stderr)")
 			}
-			if _, fromServer := msg["method"]; fromServer {
-				continue
+			if _, fromServer := msg["method"]; !fromServer {
+				return line, compactID(msg["id"]), nil
 			}
-			return line, compactID(msg["id"]), nil
-		}
-		closed := s.outClosed
-		s.mu.Unlock()
-		if closed {
-			return "", "", errors.New("the server closed its stdout (did it exit? see its log)")
-		}
-		select {
-		case <-s.arrived:
 		case <-deadline:
 			return "", "", fmt.Errorf("no response within %s", timeout)
 		}

@@ -83,10 +83,9 @@ func TestToStdio(t *testing.T) {
 	}{
 		{name: "plain", shell: `curl -s $MCP ` + headers + ` -d '` + ping + `'`, expected: pong, body: ping, want: pong},
 		{name: "continued lines", shell: "curl -s $MCP " + headers + " \\\n    -d '" + ping + "'", expected: pong, body: ping, want: pong},
-		{name: "quoted $MCP, --data", shell: `curl -s "$MCP" --data '` + ping + `'`, expected: pong, body: ping, want: pong},
-		{name: "sh quote rules: '\\'' and double quotes",
-			shell:    `curl -s ${MCP} -d '{"text":"it'\''s"'",\"n\":\"\\\\\"}"`,
-			expected: pong, body: `{"text":"it's","n":"\\"}`, want: pong},
+		{name: "${MCP}", shell: `curl -s ${MCP} -d '` + ping + `'`, expected: pong, body: ping, want: pong},
+		{name: "a long option", shell: `curl --silent $MCP -d '` + ping + `'`, expected: pong, httpOnly: "option --silent"},
+		{name: "quotes joined in one word", shell: `curl -s $MCP -d '{"text":"it'"'"'s"}'`, expected: pong, httpOnly: "shell"},
 		{name: "JSON escapes pass through single quotes untouched",
 			shell:    `curl -s $MCP -d '{"path":"Daily\\2026","t":"a\nb"}'`,
 			expected: pong, body: `{"path":"Daily\\2026","t":"a\nb"}`, want: pong},
@@ -117,7 +116,8 @@ func TestToStdio(t *testing.T) {
 		{name: "another URL", shell: `curl -si ${MCP%/mcp}/other -d '` + ping + `'`, expected: "HTTP/1.1 404 Not Found", httpOnly: "not $MCP"},
 		{name: "a pipe into curl", shell: `head -c 5 /dev/zero | curl -si $MCP --data-binary @-`, expected: "HTTP/1.1 413", httpOnly: "'|'"},
 		{name: "a body from a file", shell: `curl -s $MCP -d @body.json`, expected: pong, httpOnly: "body"},
-		{name: "an expanded body", shell: `curl -s $MCP -d "{\"id\":$ID}"`, expected: pong, httpOnly: "body"},
+		{name: "an expanded body", shell: `curl -s $MCP -d "{\"id\":$ID}"`, expected: pong, httpOnly: "shell"},
+		{name: "an escape", shell: `curl -s $MCP -d \{\}`, expected: pong, httpOnly: "shell"},
 		{name: "a text answer", shell: `curl -s $MCP -d '` + ping + `'`, expected: "Streaming is disabled on this server", httpOnly: "not JSON"},
 		{name: "-i without a status line", shell: `curl -si $MCP -d '` + ping + `'`, expected: pong, httpOnly: "status line"},
 	}
@@ -179,12 +179,12 @@ func containsAny(s string, parts []string) bool {
 	return false
 }
 
-// shellWords must split as sh itself does; sh is the judge.
+// shellWords must split as sh itself does, for the forms it accepts; sh is the judge.
 func TestStdioShellWordsAgreeWithSh(t *testing.T) {
 	for _, s := range []string{
-		`curl -s -d '{"a":"it'\''s"}'`,
-		`a "b \"c\" \$d \\ \e" 'f\g' h\ i`,
-		"one \\\n  two '\\\n' \"x\\\ny\"",
+		`curl -s -d '{"a":"b c"}'`,
+		`-d 'it'x'y' -H 'Accept: a, b'`,
+		"one \\\n  two '\\\n' \t three",
 		`-d '{"path":"C:\\Windows\\win.ini","t":"a\nb"}'`,
 	} {
 		words, err := shellWords(s)
