@@ -101,7 +101,8 @@ fuzz: ## fuzz the title cleaner and the path guard, about 30 s each times FUZZ (
 	go test -run='^$$' -fuzz=FuzzCleanPath -fuzztime=$$((900000 * $(FUZZ)))x ./shared/vault
 
 standin: ## run the Ollama stand-in on 127.0.0.1:11434, for trying the Ollama code path offline
-	go run ./scripts/ollama-standin
+	@go build -o .run/bin/ ./scripts/ollama-standin
+	@exec .run/bin/ollama-standin  # in make's place, so that stopping make stops it, as in make step
 
 guide: ## refresh the guide's code excerpts and transcripts from the source
 	go run ./scripts/guide

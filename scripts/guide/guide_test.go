@@ -287,3 +287,33 @@ func TestTranscriptPart(t *testing.T) {
 		t.Errorf("notIn wrote %q over the line after the part", chapter[1])
 	}
 }
+
+// TestFencesAreClosed catches a code block left open, which swallows the prose after it, and a
+// "…" outside a transcript-part block, where it would be pasted into a shell.
+func TestFencesAreClosed(t *testing.T) {
+	root, _ := rootAndSteps(t)
+	files, _ := filepath.Glob(filepath.Join(root, "guide", "*.md"))
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(data), "\n")
+		open, part := -1, false
+		for i, line := range lines {
+			switch {
+			case strings.HasPrefix(line, "```") && open < 0:
+				open, part = i, i > 0 && strings.HasPrefix(lines[i-1], "<!-- transcript-part:")
+			case line == "```":
+				open = -1
+			case strings.HasPrefix(line, "```"):
+				t.Errorf("%s:%d: a block opens inside the block of line %d", filepath.Base(file), i+1, open+1)
+			case open >= 0 && !part && strings.TrimSpace(line) == "…":
+				t.Errorf("%s:%d: a line of … in a block that is not a transcript part", filepath.Base(file), i+1)
+			}
+		}
+		if open >= 0 {
+			t.Errorf("%s:%d: the block is never closed", filepath.Base(file), open+1)
+		}
+	}
+}

@@ -91,44 +91,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	// index for them, and the wall is built on the listener it guards.
 	hooks := &server.Hooks{}
 	names := &noteCompleter{} // its index is opened below
-	mcpServer := server.NewMCPServer("vaultmcp", "0.10.0",
-		server.WithToolCapabilities(false),
-		server.WithResourceCapabilities(true, true), // clients may follow a note, and hear the list change
-		server.WithHooks(hooks),
-		server.WithCompletions(),
-		server.WithResourceCompletionProvider(names),
-		// A client may keep the one template for an hour; the list of notes and a note's text
-		// can change with any save, so they keep mcp-go's default, 0: ask again each time.
-		server.WithMethodCacheHints(mcp.MethodResourcesTemplatesList, time.Hour.Milliseconds(), mcp.CacheScopePrivate),
-		// An argument the schema does not name is refused too: a model that invents one
-		// learns at once that it does nothing.
-		server.WithStrictInputSchemaDefault(),
-	)
-	// Check every call's arguments against the tool's inputSchema before the handler runs; a
-	// mismatch becomes an isError result, in a few words the model can read and act on.
-	mcpServer.Use(toolargs.Check(mcpServer))
+	mcpServer := newMCPServer(hooks, names)
 	var ln net.Listener
 	var srv *http.Server
 	if cfg.transport == "http" {
-		// No authentication and no TLS: only this machine may connect.
-		if err := guard.CheckListenAddr(cfg.addr); err != nil {
+		if ln, srv, err = listenBehindWall(cfg, mcpServer, logger); err != nil {
 			return err
-		}
-		if ln, err = net.Listen("tcp", cfg.addr); err != nil {
-			return fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr, or with ADDR= under make step)", cfg.addr, err)
 		}
 		defer ln.Close()
-		// guard.Wrap is guard.Local and the rest of the wall: the method, the body's size and
-		// time, and how many requests are in flight. Only what passes it all reaches
-		// jsonrpc.Strict and mcp-go.
-		mcpHandler := server.NewStreamableHTTPServer(mcpServer, server.WithStateLess(true))
-		walled, err := guard.Wrap(jsonrpc.Strict(mcpHandler, guard.DefaultMaxBody), guard.Config{Addr: ln.Addr(), Origins: splitList(cfg.origins), Logger: logger})
-		if err != nil {
-			return err
-		}
-		mux := http.NewServeMux()
-		mux.Handle("/mcp", walled)
-		srv = guard.NewServer(mux)
 	}
 
 	// Opening the index takes its lock: a second server on the same index stops here.
@@ -201,6 +171,51 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return err
 	}
 	return nil
+}
+
+// newMCPServer makes the MCP server, without its tools, which need the index. hooks and names
+// are filled in by the code that serves resources and completes their names.
+func newMCPServer(hooks *server.Hooks, names *noteCompleter) *server.MCPServer {
+	s := server.NewMCPServer("vaultmcp", "0.10.0",
+		server.WithToolCapabilities(false),
+		server.WithResourceCapabilities(true, true), // clients may follow a note, and hear the list change
+		server.WithHooks(hooks),
+		server.WithCompletions(),
+		server.WithResourceCompletionProvider(names),
+		// A client may keep the one template for an hour; the list of notes and a note's text
+		// can change with any save, so they keep mcp-go's default, 0: ask again each time.
+		server.WithMethodCacheHints(mcp.MethodResourcesTemplatesList, time.Hour.Milliseconds(), mcp.CacheScopePrivate),
+		// An argument the schema does not name is refused too: a model that invents one
+		// learns at once that it does nothing.
+		server.WithStrictInputSchemaDefault(),
+	)
+	// Check every call's arguments against the tool's inputSchema before the handler runs; a
+	// mismatch becomes an isError result, in a few words the model can read and act on.
+	s.Use(toolargs.Check(s))
+	return s
+}
+
+// listenBehindWall takes the port and builds the wall every request passes before it reaches
+// jsonrpc.Strict and mcp-go. No authentication and no TLS: only this machine may connect, so
+// the address must be a loopback one. guard.Wrap is guard.Local and the rest of the wall: the
+// method, the body's size and time, and how many requests are in flight.
+func listenBehindWall(cfg config, mcpServer *server.MCPServer, logger *slog.Logger) (net.Listener, *http.Server, error) {
+	if err := guard.CheckListenAddr(cfg.addr); err != nil {
+		return nil, nil, err
+	}
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr, or with ADDR= under make step)", cfg.addr, err)
+	}
+	mcpHandler := server.NewStreamableHTTPServer(mcpServer, server.WithStateLess(true))
+	walled, err := guard.Wrap(jsonrpc.Strict(mcpHandler, guard.DefaultMaxBody), guard.Config{Addr: ln.Addr(), Origins: splitList(cfg.origins), Logger: logger})
+	if err != nil {
+		ln.Close()
+		return nil, nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", walled)
+	return ln, guard.NewServer(mux), nil
 }
 
 // splitList reads a comma-separated flag.
