@@ -1,58 +1,21 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
-	"time"
+
+	"vaultmcp/shared/steptest"
 )
 
 // startServer runs the program as main would, on a free port over vaultDir, and returns its
 // MCP endpoint.
 func startServer(t *testing.T, vaultDir string) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	logs, logWriter := io.Pipe()
-	done := make(chan error, 1)
-	getenv := func(key string) string {
-		if key == "VAULT_PATH" {
-			return vaultDir
-		}
-		return ""
-	}
-	go func() {
-		done <- run(ctx, []string{"02-sdk", "-addr", "127.0.0.1:0"}, getenv, strings.NewReader(""), io.Discard, logWriter)
-		logWriter.Close()
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("run returned %v", err)
-		}
-	})
-	urls := make(chan string, 1)
-	go func() {
-		scanner := bufio.NewScanner(logs)
-		for scanner.Scan() {
-			if m := regexp.MustCompile(`url=(\S+)`).FindStringSubmatch(scanner.Text()); m != nil {
-				urls <- m[1]
-			}
-		}
-	}()
-	select {
-	case url := <-urls:
-		return url
-	case <-time.After(5 * time.Second):
-		t.Fatal("the server did not log its url")
-		return ""
-	}
+	return steptest.Start(t, run, steptest.Env("VAULT_PATH", vaultDir))
 }
 
 // callGetNote calls the get_note tool and returns its text and whether it is an error.

@@ -1,64 +1,26 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"vaultmcp/shared/ollamatest"
+	"vaultmcp/shared/steptest"
 )
 
 // startServer runs the program as main would, on a free port over vaultDir, and returns its
 // MCP endpoint.
 func startServer(t testing.TB, vaultDir string, args ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	logs, logWriter := io.Pipe()
-	done := make(chan error, 1)
-	getenv := func(key string) string {
-		if key == "VAULT_PATH" {
-			return vaultDir
-		}
-		return ""
-	}
-	go func() {
-		// Each test gets its own index, outside the vault.
-		args := append([]string{"08-watch", "-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "index.db")}, args...)
-		done <- run(ctx, args, getenv, strings.NewReader(""), io.Discard, logWriter)
-		logWriter.Close()
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("run returned %v", err)
-		}
-	})
-	urls := make(chan string, 1)
-	go func() {
-		scanner := bufio.NewScanner(logs)
-		for scanner.Scan() {
-			if m := regexp.MustCompile(`url=(\S+)`).FindStringSubmatch(scanner.Text()); m != nil {
-				urls <- m[1]
-			}
-		}
-	}()
-	select {
-	case url := <-urls:
-		return url
-	case <-time.After(time.Minute): // the first start compiles SQLite, slowly under -race
-		t.Fatal("the server did not log its url")
-		return ""
-	}
+	// Each test gets its own index, outside the vault.
+	return steptest.Start(t, run, steptest.Env("VAULT_PATH", vaultDir), append([]string{"-db", filepath.Join(t.TempDir(), "index.db")}, args...)...)
 }
 
 // callTool calls a tool with a path argument and returns its text and whether it is an error.

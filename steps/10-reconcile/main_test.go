@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,15 +8,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"vaultmcp/shared/ollamatest"
 	"vaultmcp/shared/permtest"
+	"vaultmcp/shared/steptest"
 )
 
 // startServer runs the program as main would, on a free port over vaultDir, waits until its
@@ -60,58 +57,8 @@ func startServing(t testing.TB, vaultDir string, args ...string) string {
 // it as Ctrl-C would and waits until it has closed the index.
 func launch(t testing.TB, vaultDir string, args ...string) (url string, stop func()) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	logs, logWriter := io.Pipe()
-	done := make(chan error, 1)
-	getenv := func(key string) string {
-		if key == "VAULT_PATH" {
-			return vaultDir
-		}
-		return ""
-	}
-	go func() {
-		// Each test gets its own index, outside the vault; a -db in args comes later and wins.
-		args := append([]string{"10-reconcile", "-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "index.db")}, args...)
-		done <- run(ctx, args, getenv, strings.NewReader(""), io.Discard, logWriter)
-		logWriter.Close()
-	}()
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("run returned %v", err)
-			}
-		})
-	}
-	select {
-	case url := <-urlFrom(logs):
-		return url, stop
-	case <-time.After(time.Minute): // the first start compiles SQLite, slowly under -race
-		stop()
-		t.Fatal("the server did not log its url")
-		return "", nil
-	}
-}
-
-var listening = regexp.MustCompile(`url=(\S+)`)
-
-// urlFrom reads a server's log and sends the URL it listens on, once; it reads on to the end,
-// so the server never blocks writing its log.
-func urlFrom(logs io.Reader) <-chan string {
-	urls := make(chan string, 1)
-	go func() {
-		scanner := bufio.NewScanner(logs)
-		for scanner.Scan() {
-			if m := listening.FindStringSubmatch(scanner.Text()); m != nil {
-				select {
-				case urls <- m[1]:
-				default:
-				}
-			}
-		}
-	}()
-	return urls
+	// Each test gets its own index, outside the vault; a -db in args comes later and wins.
+	return steptest.Launch(t, run, steptest.Env("VAULT_PATH", vaultDir), append([]string{"-db", filepath.Join(t.TempDir(), "index.db")}, args...)...)
 }
 
 // callTool calls a tool with a path argument and returns its text and whether it is an error.

@@ -21,6 +21,7 @@ import (
 	"vaultmcp/shared/links"
 	"vaultmcp/shared/markdown"
 	"vaultmcp/shared/ollamatest"
+	"vaultmcp/shared/steptest"
 	"vaultmcp/shared/store"
 	"vaultmcp/shared/vault"
 )
@@ -309,7 +310,7 @@ func TestKillDuringCatchUp(t *testing.T) {
 		}
 		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 		select {
-		case url := <-urlFrom(logs):
+		case url := <-steptest.URLFrom(logs):
 			return cmd, url
 		case <-time.After(time.Minute):
 			t.Fatal("the server did not log its url within a minute")
