@@ -18,8 +18,8 @@ import (
 )
 
 // MaxSize is the largest frontmatter, in bytes, that is handed to the YAML parser. The parser
-// is super-linear on deeply nested input: measured here, 16 KB of "[" parses in well under a
-// second, 64 KB takes several. Real frontmatter is far smaller (under 1 KB in every test vault),
+// is super-linear on deeply nested input: 16 KB of "[" parses in well under a second, 64 KB
+// takes several. Real frontmatter is far smaller (under 1 KB in every test vault),
 // so the bound costs nothing and keeps one hostile note from stalling the server.
 const MaxSize = 16 << 10
 

@@ -171,8 +171,8 @@ const sniffSize = 8 << 10
 // "" when it is: an image or a PDF saved with .md would otherwise be indexed as hundreds of
 // sections of noise.
 //
-// A NUL byte decides it: every binary file tried here (PNG, JPEG, PDF, ZIP, a font, compressed
-// data) has one in its first 8 KiB, and text has none, except UTF-16, which Obsidian does not
+// A NUL byte decides it: binary files (PNG, JPEG, PDF, ZIP, fonts, compressed data) almost
+// always have one in their first 8 KiB, and text has none, except UTF-16, which Obsidian does not
 // read either. Without one, text is what at least 70% of the start is: valid UTF-8 that is not
 // a control character (tab and line ends aside). Random bytes are about 55% not text.
 // A note saved in Latin-1 has é and ü as single bytes, not UTF-8: 3–15% of it in French or
