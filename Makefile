@@ -52,7 +52,7 @@ step: need-step ## run step N on the sample vault at http://127.0.0.1:3000/mcp, 
 check-step: need-step ## run step N's transcript against the server `make step N` started
 	go run ./scripts/check-step -mcp http://$(ADDR)/mcp -vault "$(VAULT)" $(N)
 
-diff: need-step ## show what step N adds to step N-1, and the shared code it starts using; TESTS=1 prints the tests' changes too
+diff: need-step ## show what step N adds to step N-1, and the shared code it starts using; TESTS=1 prints the tests' and the transcript's changes too
 	@go run ./scripts/diff-step $(if $(TESTS),-tests) $(N)
 
 # go install would name the binary after its folder, 10-reconcile; go build -o names it. One

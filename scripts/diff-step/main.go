@@ -2,7 +2,8 @@
 // the source of every shared declaration that step N starts to use (or, for the few that an
 // earlier step already runs, that step N's chapter explains: see taughtIn). Together that is
 // everything new a reader meets in the step. The tests' changes are listed but not printed,
-// unless -tests asks for them.
+// unless -tests asks for them; the transcript, which is a test too, is summed up as the
+// sections it adds, changes and retires.
 package main
 
 import (
@@ -15,6 +16,8 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,7 +34,7 @@ func main() {
 
 func run(ctx context.Context, args []string, stdout io.Writer) error {
 	flags := flag.NewFlagSet(args[0], flag.ContinueOnError)
-	withTests := flags.Bool("tests", false, "print the changes to the tests too (make diff N TESTS=1)")
+	withTests := flags.Bool("tests", false, "print the changes to the tests and the transcript too (make diff N TESTS=1)")
 	if err := flags.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -56,7 +59,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 
 	// git diff --no-index compares two folders, tracked or not. It exits 1 when they differ.
-	diff := exec.CommandContext(ctx, "git", "diff", "--no-index", "--stat", "--patch",
+	// --irreversible-delete names a deleted file without printing it: it is in step N-1.
+	diff := exec.CommandContext(ctx, "git", "diff", "--no-index", "--stat", "--patch", "--irreversible-delete",
 		"--", "steps/"+prev.Name, "steps/"+step.Name)
 	diff.Dir = root
 	diff.Stderr = os.Stderr
@@ -69,14 +73,20 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	diffText, tests := readable(string(out), *withTests)
 	io.WriteString(stdout, diffText)
-	if tests > 0 {
-		fmt.Fprintf(stdout, "\n(%d test files changed, named above; make diff %d TESTS=1 prints them too)\n", tests, n)
+	if !*withTests {
+		if err := printSections(root, prev, step, stdout); err != nil {
+			return err
+		}
+	}
+	if !*withTests {
+		fmt.Fprintf(stdout, "\n(%d test files changed, named above, and the transcript; make diff %d TESTS=1 prints their changes)\n", tests, n)
 	}
 	return printShared(ctx, root, prev, step, stdout)
 }
 
 // readable drops go.sum from a diff, since its lines are hashes, not something to read, and
-// the patches of test files unless withTests is set. It returns how many test files it left out.
+// the patches of test files and of the transcript unless withTests is set. It returns how many
+// test files it left out.
 func readable(diff string, withTests bool) (string, int) {
 	var b strings.Builder
 	skipping, tests := false, 0
@@ -87,7 +97,8 @@ func readable(diff string, withTests bool) (string, int) {
 			if isTest {
 				tests++
 			}
-			skipping = isTest || strings.HasSuffix(name, "go.sum")
+			skipping = isTest || strings.HasSuffix(name, "go.sum") ||
+				(!withTests && strings.HasSuffix(name, "/transcript.txt"))
 		}
 		if skipping || (strings.Contains(line, "go.sum ") && strings.Contains(line, " | ")) {
 			continue
@@ -150,6 +161,54 @@ func printShared(ctx context.Context, root string, prev, step transcript.Step, s
 				fmt.Fprintf(stdout, "\n%s\n", d.text(after.fset))
 			}
 		}
+	}
+	return nil
+}
+
+// serverVersion is the version every answer's serverInfo carries: each step has its own, so
+// it would make every section that shows it look changed.
+var serverVersion = regexp.MustCompile(`"version": ?"\d+\.\d+\.\d+"`)
+
+// printSections sums up what step's transcript changes from prev's: the titles of the
+// sections it adds, of those whose commands or answers changed, and of those it retires.
+func printSections(root string, prev, step transcript.Step, stdout io.Writer) error {
+	read := func(s transcript.Step) (map[string]string, []string, error) {
+		sections, err := transcript.ParseFile(filepath.Join(root, "steps", s.Name, "transcript.txt"))
+		if err != nil {
+			return nil, nil, err
+		}
+		texts, titles := map[string]string{}, []string{}
+		for _, sec := range sections {
+			texts[sec.Title] = serverVersion.ReplaceAllString(sec.Text, `"version":"…"`)
+			titles = append(titles, sec.Title)
+		}
+		return texts, titles, nil
+	}
+	before, beforeTitles, err := read(prev)
+	if err != nil {
+		return err
+	}
+	after, afterTitles, err := read(step)
+	if err != nil {
+		return err
+	}
+	var added, changed, retired []string
+	for _, title := range afterTitles {
+		if text, ok := before[title]; !ok {
+			added = append(added, "+ "+title)
+		} else if text != after[title] {
+			changed = append(changed, "~ "+title)
+		}
+	}
+	for _, title := range beforeTitles {
+		if _, ok := after[title]; !ok {
+			retired = append(retired, "- "+title)
+		}
+	}
+	fmt.Fprintf(stdout, "\ntranscript.txt: %d sections added (+), %d changed (~), %d retired (-)\n",
+		len(added), len(changed), len(retired))
+	for _, line := range slices.Concat(added, changed, retired) {
+		fmt.Fprintln(stdout, line)
 	}
 	return nil
 }

@@ -80,3 +80,34 @@ func TestTaughtIn(t *testing.T) {
 		}
 	}
 }
+
+// A step's transcript is summed up by its sections, and a file the step deletes is named, not
+// printed; -tests prints the transcript's patch.
+func TestTranscriptAndDeletions(t *testing.T) {
+	var out, full bytes.Buffer
+	if err := run(t.Context(), []string{"diff-step", "7"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(t.Context(), []string{"diff-step", "-tests", "7"}, &full); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{
+		"+ get_backlinks: who links to a note, with the line that holds each link\n",
+		"~ tools/list: every tool, with a description, an input schema and annotations\n",
+		"- get_outline: a missing note is the same tool error as in get_note\n",
+		"diff --git a/steps/06-search/outline.go b/steps/06-search/outline.go\ndeleted file mode",
+	} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("make diff 7 lacks %q", s)
+		}
+	}
+	// Only its version changed: the summary leaves it out.
+	for _, s := range []string{"~ tools/call, current revision", "+++ b/steps/07-backlinks/transcript.txt", "-func getOutline("} {
+		if strings.Contains(out.String(), s) {
+			t.Errorf("make diff 7 shows %q", s)
+		}
+	}
+	if !strings.Contains(full.String(), "+++ b/steps/07-backlinks/transcript.txt") {
+		t.Error("make diff 7 TESTS=1 lacks the transcript's patch")
+	}
+}
