@@ -117,6 +117,9 @@ func syncChapter(root, text string) (updated string, stale []string, err error) 
 			if missing := notIn(section, lines[i+2:end]); missing != "" {
 				stale = append(stale, fmt.Sprintf("line %d: the part of %s %q is not in the section: %s", i+1, source, name, missing))
 			}
+			if missing := commandLeftOut(section, lines[i+2:end]); missing != "" {
+				stale = append(stale, fmt.Sprintf("line %d: the part of %s %q leaves out a command a reader must paste: %s", i+1, source, name, missing))
+			}
 			out = append(out, lines[i+1:end+1]...)
 			i = end
 			continue
@@ -159,6 +162,22 @@ func notIn(section string, part []string) string {
 			return fmt.Sprintf("%q", run[0])
 		}
 		run = nil
+	}
+	return ""
+}
+
+// commandLeftOut returns the first line of a command in section (a "$ " line, or one that
+// continues it) that part does not show, or "" if part shows them all: a part may cut the
+// answers short, but a reader pastes every command.
+func commandLeftOut(section string, part []string) string {
+	inCommand := false
+	for _, line := range strings.Split(section, "\n") {
+		if strings.HasPrefix(line, "$ ") || inCommand {
+			if !slices.Contains(part, line) {
+				return fmt.Sprintf("%q", line)
+			}
+			inCommand = strings.HasSuffix(line, "\\")
+		}
 	}
 	return ""
 }

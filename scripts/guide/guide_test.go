@@ -280,6 +280,20 @@ func TestTranscriptPart(t *testing.T) {
 			t.Errorf("notIn(%q) = %s; want %s", tt.part, got, tt.missing)
 		}
 	}
+	// Answers may be cut short, but every command, continuation lines included, is shown.
+	twoCommands := "$ curl a \\\n    -d 1\n{}\n$ curl b\n{}"
+	for _, tt := range []struct {
+		part    []string
+		missing string
+	}{
+		{[]string{"$ curl a \\", "    -d 1", "…", "$ curl b"}, ""},
+		{[]string{"$ curl a \\", "    -d 1", "{}"}, `"$ curl b"`},
+		{[]string{"$ curl a \\", "…", "$ curl b"}, `"    -d 1"`},
+	} {
+		if got := commandLeftOut(twoCommands, tt.part); got != tt.missing {
+			t.Errorf("commandLeftOut(%q) = %s; want %s", tt.part, got, tt.missing)
+		}
+	}
 	// The part is a slice of the chapter's lines: the fence after it must survive the check.
 	chapter := []string{"$ curl a", "```"}
 	notIn(section, chapter[:1])

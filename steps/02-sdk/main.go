@@ -56,17 +56,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	defer notes.Close()
 
 	hooks := &server.Hooks{}
-	mcpServer := server.NewMCPServer("vaultmcp", "0.2.0",
-		server.WithToolCapabilities(false),
-		server.WithResourceCapabilities(false, false),
-		server.WithHooks(hooks),
-		// A client may keep the one template for an hour; the list of notes and a note's text
-		// can change with any save, so they keep mcp-go's default, 0: ask again each time.
-		server.WithMethodCacheHints(mcp.MethodResourcesTemplatesList, time.Hour.Milliseconds(), mcp.CacheScopePrivate),
-	)
-	// Check every call's arguments against the tool's inputSchema before the handler runs; a
-	// mismatch becomes an isError result, in a few words the model can read and act on.
-	mcpServer.Use(toolargs.Check(mcpServer))
+	mcpServer := newMCPServer(hooks)
 	addTools(mcpServer, notes)
 	addResources(mcpServer, hooks, notes, logger)
 
@@ -74,27 +64,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return serveStdio(ctx, mcpServer, stdin, stdout, logger)
 	}
 
-	ln, err := net.Listen("tcp", cfg.addr)
+	ln, srv, err := listen(cfg, mcpServer, logger)
 	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr, or with ADDR= under make step)", cfg.addr, err)
-	}
-	// Stateless: no session ids, every POST stands alone, just as in step 1. This server never
-	// sends anything unasked, so GET, which would open that stream, is refused with 405.
-	mcpHandler := server.NewStreamableHTTPServer(mcpServer,
-		server.WithStateLess(true),
-		server.WithDisableStreaming(true),
-	)
-	// Two checks stand in front of mcp-go, as step 1 made them by hand. jsonrpc.Strict answers
-	// the messages MCP forbids and mcp-go would accept. guard.Local refuses a request from a
-	// web page (Origin) or addressed to another name (Host); it needs the port really bound.
-	local, err := guard.Local(jsonrpc.Strict(mcpHandler, guard.DefaultMaxBody), ln.Addr(), logger)
-	if err != nil {
-		ln.Close()
 		return err
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", local)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	logger.Info("listening", "url", "http://"+ln.Addr().String()+"/mcp", "vault", notes.Dir())
 
 	go func() {
@@ -107,4 +80,45 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return err
 	}
 	return nil
+}
+
+// newMCPServer makes the MCP server, without its tools and resources, which run adds.
+func newMCPServer(hooks *server.Hooks) *server.MCPServer {
+	s := server.NewMCPServer("vaultmcp", "0.2.0",
+		server.WithToolCapabilities(false),
+		server.WithResourceCapabilities(false, false),
+		server.WithHooks(hooks),
+		// A client may keep the one template for an hour; the list of notes and a note's text
+		// can change with any save, so they keep mcp-go's default, 0: ask again each time.
+		server.WithMethodCacheHints(mcp.MethodResourcesTemplatesList, time.Hour.Milliseconds(), mcp.CacheScopePrivate),
+	)
+	// Check every call's arguments against the tool's inputSchema before the handler runs; a
+	// mismatch becomes an isError result, in a few words the model can read and act on.
+	s.Use(toolargs.Check(s))
+	return s
+}
+
+// listen takes the port and puts two checks in front of mcp-go, as step 1 made them by hand.
+// jsonrpc.Strict answers the messages MCP forbids and mcp-go would accept. guard.Local refuses
+// a request from a web page (Origin) or addressed to another name (Host); it needs the port
+// really bound.
+func listen(cfg config, mcpServer *server.MCPServer, logger *slog.Logger) (net.Listener, *http.Server, error) {
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr, or with ADDR= under make step)", cfg.addr, err)
+	}
+	// Stateless: no session ids, every POST stands alone, just as in step 1. This server never
+	// sends anything unasked, so GET, which would open that stream, is refused with 405.
+	mcpHandler := server.NewStreamableHTTPServer(mcpServer,
+		server.WithStateLess(true),
+		server.WithDisableStreaming(true),
+	)
+	local, err := guard.Local(jsonrpc.Strict(mcpHandler, guard.DefaultMaxBody), ln.Addr(), logger)
+	if err != nil {
+		ln.Close()
+		return nil, nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", local)
+	return ln, &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, nil
 }

@@ -95,7 +95,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	var ln net.Listener
 	var srv *http.Server
 	if cfg.transport == "http" {
-		if ln, srv, err = listenBehindWall(cfg, mcpServer, logger); err != nil {
+		if ln, srv, err = listen(cfg, mcpServer, logger); err != nil {
 			return err
 		}
 		defer ln.Close()
@@ -154,13 +154,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	ix.ranking = cfg.ranking
 	logger.Info("search", "min_score", ix.floor)
+
 	addTools(mcpServer, notes, ix, newNotes)
 	addResources(mcpServer, hooks, notes, logger)
 
 	if cfg.transport == "stdio" {
 		return serveStdio(ctx, mcpServer, stdin, stdout, logger)
 	}
+
 	logger.Info("listening", "url", "http://"+ln.Addr().String()+"/mcp", "vault", notes.Dir())
+
 	go func() {
 		<-ctx.Done()
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -173,8 +176,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	return nil
 }
 
-// newMCPServer makes the MCP server, without its tools, which need the index. hooks and names
-// are filled in by the code that serves resources and completes their names.
+// newMCPServer makes the MCP server, without its tools and resources, which run adds.
 func newMCPServer(hooks *server.Hooks, names *noteCompleter) *server.MCPServer {
 	s := server.NewMCPServer("vaultmcp", "0.10.0",
 		server.WithToolCapabilities(false),
@@ -195,11 +197,11 @@ func newMCPServer(hooks *server.Hooks, names *noteCompleter) *server.MCPServer {
 	return s
 }
 
-// listenBehindWall takes the port and builds the wall every request passes before it reaches
+// listen takes the port and builds the wall every request passes before it reaches
 // jsonrpc.Strict and mcp-go. No authentication and no TLS: only this machine may connect, so
 // the address must be a loopback one. guard.Wrap is guard.Local and the rest of the wall: the
 // method, the body's size and time, and how many requests are in flight.
-func listenBehindWall(cfg config, mcpServer *server.MCPServer, logger *slog.Logger) (net.Listener, *http.Server, error) {
+func listen(cfg config, mcpServer *server.MCPServer, logger *slog.Logger) (net.Listener, *http.Server, error) {
 	if err := guard.CheckListenAddr(cfg.addr); err != nil {
 		return nil, nil, err
 	}
@@ -207,7 +209,14 @@ func listenBehindWall(cfg config, mcpServer *server.MCPServer, logger *slog.Logg
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr, or with ADDR= under make step)", cfg.addr, err)
 	}
-	mcpHandler := server.NewStreamableHTTPServer(mcpServer, server.WithStateLess(true))
+	// Stateless: no session ids, every POST stands alone, just as in step 1. A 2026-07-28
+	// client hears of changes on the stream its subscriptions/listen POST opens; the 2025
+	// stream, opened with GET, belongs to a session, which a stateless server does not keep,
+	// so GET is refused with 405.
+	mcpHandler := server.NewStreamableHTTPServer(mcpServer,
+		server.WithStateLess(true),
+		server.WithDisableStreaming(true),
+	)
 	walled, err := guard.Wrap(jsonrpc.Strict(mcpHandler, guard.DefaultMaxBody), guard.Config{Addr: ln.Addr(), Origins: splitList(cfg.origins), Logger: logger})
 	if err != nil {
 		ln.Close()
