@@ -32,7 +32,11 @@ const MaxLinksPerNote = markdown.MaxLinks
 
 func newNote(path, content string, parsed markdown.Note) *note {
 	n := newEmptyNote(path)
-	n.aliases = aliases(parsed.Frontmatter.Fields)
+	for _, alias := range parsed.Aliases {
+		n.aliases = append(n.aliases, lower(alias))
+	}
+	slices.Sort(n.aliases)
+	n.aliases = slices.Compact(n.aliases)
 
 	lines := newLineReader(strings.TrimPrefix(content, "\ufeff"))
 	headings := make([]string, len(parsed.Sections)) // copied once, shared by their links
@@ -174,37 +178,6 @@ func newLineReader(text string) *lineReader {
 // heading and for the frontmatter (line 0).
 func sectionAt(sections []markdown.Section, line int) int {
 	return sort.Search(len(sections), func(i int) bool { return sections[i].Line > line }) - 1
-}
-
-// aliases reads a note's aliases from its frontmatter: the properties "aliases" and "alias"
-// in any letter case, each a list of texts or one text of names separated by commas (as the
-// markdown package reads "tags: a, b").
-func aliases(fields map[string]any) []string {
-	var out []string
-	add := func(s string) {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, lower(s))
-		}
-	}
-	for key, v := range fields {
-		if !strings.EqualFold(key, "aliases") && !strings.EqualFold(key, "alias") {
-			continue
-		}
-		switch v := v.(type) {
-		case string:
-			for _, s := range strings.Split(v, ",") {
-				add(s)
-			}
-		case []any:
-			for _, item := range v {
-				if s, ok := item.(string); ok {
-					add(s)
-				}
-			}
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
 }
 
 // cloneLink copies the link's text out of the note's content. The parser's strings point into

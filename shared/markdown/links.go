@@ -230,8 +230,10 @@ func frontmatterTags(fields map[string]any) []Tag {
 	return tags
 }
 
-// frontmatterAliases reads the "aliases" property (in any letter case, like "tags"): a list
-// of names, or one string of names separated by commas.
+// frontmatterAliases reads the "aliases" property (in any letter case, like "tags"): a list of
+// names, or one string of names separated by commas. The singular "alias" is read too, though
+// Obsidian 1.9 dropped it as it dropped "tag": a tag filter must agree with Obsidian's tag pane,
+// but aliases serve only our own rules (links, completion), where an old vault's name helps.
 func frontmatterAliases(fields map[string]any) []string {
 	var aliases []string
 	add := func(name string) {
@@ -240,7 +242,7 @@ func frontmatterAliases(fields map[string]any) []string {
 		}
 	}
 	for _, key := range sortedKeys(fields) {
-		if !strings.EqualFold(key, "aliases") {
+		if !strings.EqualFold(key, "aliases") && !strings.EqualFold(key, "alias") {
 			continue
 		}
 		switch v := fields[key].(type) {

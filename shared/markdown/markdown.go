@@ -22,7 +22,7 @@ type Note struct {
 	Sections    []Section // in file order; text before the first heading comes first
 	Links       []Link    // frontmatter links first (by property name), then the body's in order
 	Tags        []Tag     // frontmatter tags first, then the body's in order
-	Aliases     []string  // other names for the note, from the "aliases" property
+	Aliases     []string  // other names for the note, from the "aliases" (or "alias") property
 }
 
 // Heading is a Markdown heading ("## Text"); Line is 1-based in the file.

@@ -279,6 +279,25 @@ func TestFrontmatterTags(t *testing.T) {
 	}
 }
 
+func TestFrontmatterAliases(t *testing.T) {
+	for _, tc := range []struct {
+		yaml string
+		want []string
+	}{
+		{"aliases: [Levain, Mother dough]", []string{"Levain", "Mother dough"}},
+		{"aliases:\n  - Levain", []string{"Levain"}},
+		{"Aliases: Levain, Mother dough", []string{"Levain", "Mother dough"}},
+		{"alias: Levain", []string{"Levain"}}, // the old name, as package links reads it
+		{"aliases: [3, ' ', ok]", []string{"ok"}},
+		{"aliases:", nil},
+	} {
+		got := markdown.Parse("n.md", "---\n"+tc.yaml+"\n---\nbody").Aliases
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("aliases of %q = %q, want %q", tc.yaml, got, tc.want)
+		}
+	}
+}
+
 func TestComments(t *testing.T) {
 	content := "Shown %% hidden [[a]] #a %% shown.\n%%\nhidden\n[[b]] #b\n%%\nShown <!-- hidden --> too.\n`%%` is code, not a comment."
 	n := markdown.Parse("n.md", content)
