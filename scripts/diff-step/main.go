@@ -84,14 +84,19 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	return printShared(ctx, root, prev, step, stdout)
 }
 
+// statTotal is the last line of git's --stat: " 16 files changed, 869 insertions(+), ...".
+var statTotal = regexp.MustCompile(`^ \d+ files? changed`)
+
 // readable drops go.sum from a diff, since its lines are hashes, not something to read, and
 // the patches of test files and of the transcript unless withTests is set. It returns how many
 // test files it left out.
 func readable(diff string, withTests bool) (string, int) {
 	var b strings.Builder
 	skipping, tests := false, 0
+	inStat, sumCounted := true, false // the --stat table comes first; go.sum's row is left out of it
 	for _, line := range strings.SplitAfter(diff, "\n") {
 		if strings.HasPrefix(line, "diff --git ") {
+			inStat = false
 			name := strings.TrimSpace(line)
 			isTest := !withTests && strings.HasSuffix(name, "_test.go")
 			if isTest {
@@ -100,8 +105,15 @@ func readable(diff string, withTests bool) (string, int) {
 			skipping = isTest || strings.HasSuffix(name, "go.sum") ||
 				(!withTests && strings.HasSuffix(name, "/transcript.txt"))
 		}
-		if skipping || (strings.Contains(line, "go.sum ") && strings.Contains(line, " | ")) {
+		if inStat && strings.Contains(line, "go.sum ") && strings.Contains(line, " | ") {
+			sumCounted = true // and so counted in the total below it
 			continue
+		}
+		if skipping {
+			continue
+		}
+		if inStat && sumCounted && statTotal.MatchString(line) {
+			line = strings.TrimSuffix(line, "\n") + " (go.sum's among them, not shown)\n"
 		}
 		b.WriteString(line)
 	}

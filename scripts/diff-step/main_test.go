@@ -111,3 +111,17 @@ func TestTranscriptAndDeletions(t *testing.T) {
 		t.Error("make diff 7 TESTS=1 lacks the transcript's patch")
 	}
 }
+
+// go.sum is hashes: its row of the --stat table is left out, and the total says it counts it.
+func TestGoSumLeftOut(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(t.Context(), []string{"diff-step", "2"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "go.sum |") || strings.Contains(out.String(), "+++ b/steps/02-sdk/go.sum") {
+		t.Error("make diff 2 shows go.sum")
+	}
+	if !strings.Contains(out.String(), " files changed, ") || !strings.Contains(out.String(), "(go.sum's among them, not shown)\n") {
+		t.Error("make diff 2's total does not say that it counts go.sum")
+	}
+}
