@@ -160,6 +160,7 @@ func listen(cfg config, mcpServer *server.MCPServer, logger *slog.Logger) (net.L
 	mcpHandler := server.NewStreamableHTTPServer(mcpServer,
 		server.WithStateLess(true),
 		server.WithDisableStreaming(true),
+		server.WithStreamableHTTPLogger(logger), // mcp-go's own lines, in the same format
 	)
 	local, err := guard.Local(jsonrpc.Strict(mcpHandler, guard.DefaultMaxBody), ln.Addr(), logger)
 	if err != nil {

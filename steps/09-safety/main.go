@@ -225,6 +225,7 @@ func listen(cfg config, mcpServer *server.MCPServer, logger *slog.Logger) (net.L
 	mcpHandler := server.NewStreamableHTTPServer(mcpServer,
 		server.WithStateLess(true),
 		server.WithDisableStreaming(true),
+		server.WithStreamableHTTPLogger(logger), // mcp-go's own lines, in the same format
 	)
 	walled, err := guard.Wrap(jsonrpc.Strict(mcpHandler, guard.DefaultMaxBody), guard.Config{Addr: ln.Addr(), Origins: splitList(cfg.origins), Logger: logger})
 	if err != nil {
