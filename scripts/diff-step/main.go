@@ -77,9 +77,11 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		if err := printSections(root, prev, step, stdout); err != nil {
 			return err
 		}
-	}
-	if !*withTests {
-		fmt.Fprintf(stdout, "\n(%d test files changed, named above, and the transcript; make diff %d TESTS=1 prints their changes)\n", tests, n)
+		files := "files"
+		if tests == 1 {
+			files = "file"
+		}
+		fmt.Fprintf(stdout, "\n(%d test %s changed, named above; make diff %d TESTS=1 prints their changes and the transcript's)\n", tests, files, n)
 	}
 	return printShared(ctx, root, prev, step, stdout)
 }

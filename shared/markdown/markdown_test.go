@@ -287,7 +287,7 @@ func TestFrontmatterAliases(t *testing.T) {
 		{"aliases: [Levain, Mother dough]", []string{"Levain", "Mother dough"}},
 		{"aliases:\n  - Levain", []string{"Levain"}},
 		{"Aliases: Levain, Mother dough", []string{"Levain", "Mother dough"}},
-		{"alias: Levain", []string{"Levain"}}, // the old name, as package links reads it
+		{"alias: Levain", []string{"Levain"}}, // the old name, still read
 		{"aliases: [3, ' ', ok]", []string{"ok"}},
 		{"aliases:", nil},
 	} {
