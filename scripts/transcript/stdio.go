@@ -224,7 +224,7 @@ type StdioServer struct {
 	stdin  io.WriteCloser
 	lines  chan string   // stdout, a message a line; closed when stdout ends
 	exited chan struct{} // closed once the process has exited
-	logs   logs
+	logs   LogBuffer
 	pings  int // private ping ids used so far
 }
 
