@@ -14,9 +14,10 @@ import (
 	"vaultmcp/shared/vault"
 )
 
-// Categories are the kinds of query the set holds, in the order the report lists them.
+// Categories are the kinds of query a set holds, in the order the report lists them.
 // "none" holds the queries that nothing in their vault answers: they are scored apart, by how
-// often search returns the empty list they deserve.
+// often search returns the empty list they deserve. A set may add categories of its own in
+// its "categories" field; they are listed after these, before "none".
 var Categories = []string{"keyword", "paraphrase", "title", "identifier", "question", "non-english", "none"}
 
 // Grades of an answer: how well a note answers its query.
@@ -25,11 +26,27 @@ const (
 	Relevant       = 2
 )
 
-// Set is the labelled query set, as queries.json holds it.
+// Set is a labelled query set, as queries.json holds it.
 type Set struct {
-	About   []string         `json:"about"`
-	Vaults  map[string]Vault `json:"vaults"`
-	Queries []Query          `json:"queries"`
+	About []string `json:"about"`
+	// Categories are the set's own categories, beyond the ones every set may use
+	// (Categories): declared, so that a misspelt category is still caught.
+	Categories []string         `json:"categories,omitempty"`
+	Vaults     map[string]Vault `json:"vaults"`
+	Queries    []Query          `json:"queries"`
+
+	File string `json:"-"` // where it was read from
+}
+
+// Name is the set's file name, which the report calls it by.
+func (s *Set) Name() string { return filepath.Base(s.File) }
+
+// CategoryOrder is the categories the report lists for this set, in order: the common ones,
+// the set's own, then "none".
+func (s *Set) CategoryOrder() []string {
+	order := slices.Clone(Categories[:len(Categories)-1])
+	order = append(order, s.Categories...)
+	return append(order, "none")
 }
 
 // Vault is a vault the queries search.
@@ -59,11 +76,16 @@ func LoadSet(file string) (*Set, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	var set Set
+	set := Set{File: file}
 	if err := dec.Decode(&set); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	var problems []error
+	for _, c := range set.Categories {
+		if slices.Contains(Categories, c) || c == "" || strings.ToLower(c) != c || strings.ContainsAny(c, " \t|") {
+			problems = append(problems, fmt.Errorf("%s: category %q: a set's own category is a new lowercase word without spaces", file, c))
+		}
+	}
 	seen := map[[2]string]bool{}
 	for i, q := range set.Queries {
 		where := fmt.Sprintf("%s: query %d (%q in %s)", file, i+1, q.Query, q.Vault)
@@ -73,8 +95,8 @@ func LoadSet(file string) (*Set, error) {
 		if _, ok := set.Vaults[q.Vault]; !ok {
 			bad("unknown vault; the vaults are %s", strings.Join(slices.Sorted(maps.Keys(set.Vaults)), ", "))
 		}
-		if !slices.Contains(Categories, q.Category) {
-			bad("unknown category %q; use one of %s", q.Category, strings.Join(Categories, ", "))
+		if !slices.Contains(set.CategoryOrder(), q.Category) {
+			bad(`unknown category %q; use one of %s, or name it in the set's "categories"`, q.Category, strings.Join(set.CategoryOrder(), ", "))
 		}
 		if q.Tune == nil {
 			bad(`no "tune": say true for the tuning part, false for the held-out part`)

@@ -26,7 +26,8 @@ type server struct {
 // index holds the whole vault, and connects. env sets the embedder and whatever a leg needs,
 // args are the leg's flags. The vault and the index go in environment variables, which every
 // step from 4 on reads (step 4 keeps its index in memory), so any of them can be measured.
-func startServer(ctx context.Context, bin, vaultDir, dbFile string, env []string, args ...string) (*server, error) {
+// While the index is built, w hears how it goes (see waitReady).
+func startServer(ctx context.Context, bin, vaultDir, dbFile string, env []string, w indexWatch, args ...string) (*server, error) {
 	env = append(clearedEnv(), append([]string{"VAULT_PATH=" + vaultDir, "VAULTMCP_DB=" + dbFile}, env...)...)
 	proc, err := transcript.Start(bin, env, args...)
 	if err != nil {
@@ -39,7 +40,7 @@ func startServer(ctx context.Context, bin, vaultDir, dbFile string, env []string
 		return nil, fmt.Errorf("connect to %s: %w", proc.URL, err)
 	}
 	s := &server{proc: proc, session: session}
-	if err := s.waitReady(ctx); err != nil {
+	if err := s.waitReady(ctx, w); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("%w\nthe server's log:\n%s", err, proc.Logs())
 	}
@@ -60,13 +61,30 @@ func clearedEnv() []string {
 	return env
 }
 
-// indexWait bounds how long a vault may take to index; the largest here takes seconds.
-const indexWait = 2 * time.Minute
+// indexWatch is how waitReady reports on an index being built, and how it tells a slow index
+// from a stuck one.
+type indexWatch struct {
+	// Progress hears the state index_status reports, how many of the vault's notes are
+	// indexed (total 0 when the step does not say), and how long it has taken.
+	Progress func(state string, done, total int, waited time.Duration)
+	// Activity, if set, counts work done outside the server, such as texts the embedder has
+	// embedded: the server counts a note only once its whole batch is stored, which can take
+	// minutes with a slow model.
+	Activity func() int
+}
+
+const (
+	// stallWait is how long indexing may go with neither a note more indexed nor any
+	// Activity: then it is stuck.
+	stallWait = 5 * time.Minute
+	// progressEvery is how often progress hears of an index still building.
+	progressEvery = 15 * time.Second
+)
 
 // waitReady polls index_status until the index has caught up with the vault. Steps 5 to 7
 // index before they listen and report no state; step 4 has no index_status at all. Notes
 // that could not be indexed are an error: the figures would measure a smaller vault.
-func (s *server) waitReady(ctx context.Context) error {
+func (s *server) waitReady(ctx context.Context, w indexWatch) error {
 	tools, err := s.session.ListTools(ctx, nil)
 	if err != nil {
 		return err
@@ -74,7 +92,8 @@ func (s *server) waitReady(ctx context.Context) error {
 	if !slices.ContainsFunc(tools.Tools, func(t *mcp.Tool) bool { return t.Name == "index_status" }) {
 		return nil
 	}
-	deadline := time.Now().Add(indexWait)
+	start := time.Now()
+	lastDone, lastMove, lastTold := -1, start, start
 	for {
 		res, err := s.session.CallTool(ctx, &mcp.CallToolParams{Name: "index_status", Arguments: map[string]any{}})
 		if err != nil {
@@ -82,6 +101,8 @@ func (s *server) waitReady(ctx context.Context) error {
 		}
 		var status struct {
 			State      string            `json:"state"`
+			VaultNotes int               `json:"vaultNotes"`
+			UpToDate   int               `json:"upToDate"`
 			NotIndexed map[string]string `json:"notIndexed"`
 		}
 		if err := json.Unmarshal([]byte(text(res)), &status); err != nil {
@@ -93,10 +114,27 @@ func (s *server) waitReady(ctx context.Context) error {
 			}
 			return nil
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the index was still %q after %v", status.State, indexWait)
+		now := time.Now()
+		done := status.UpToDate
+		if w.Activity != nil {
+			done += w.Activity()
 		}
-		time.Sleep(50 * time.Millisecond)
+		if done != lastDone {
+			lastDone, lastMove = done, now
+		}
+		if now.Sub(lastMove) > stallWait {
+			return fmt.Errorf("the index was still %q, at %d of %d notes, after %v without progress",
+				status.State, status.UpToDate, status.VaultNotes, stallWait)
+		}
+		if w.Progress != nil && now.Sub(lastTold) >= progressEvery {
+			w.Progress(status.State, status.UpToDate, status.VaultNotes, now.Sub(start))
+			lastTold = now
+		}
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 }
 

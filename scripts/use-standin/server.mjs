@@ -84,9 +84,12 @@ const server = http.createServer((req, res) => {
   });
 });
 // Node's defaults cut a request after 60 s of headers or 300 s in all; a large batch on a busy
-// machine may take longer, and Ollama never cuts one.
+// machine may take longer, and Ollama never cuts one. Nor does Ollama close an idle kept-alive
+// connection: Node does after 5 s, and while the model holds this one thread its timer can fire
+// late, just as the client sends the next request on that connection, which is then reset.
 server.headersTimeout = 0;
 server.requestTimeout = 0;
+server.keepAliveTimeout = 0;
 server.listen(port, host, () => {
   const { address, port } = server.address();
   const shown = address.includes(":") ? `[${address}]` : address;

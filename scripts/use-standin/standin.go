@@ -159,6 +159,19 @@ func (s *Standin) Stop() {
 	}
 }
 
+var embeddedLine = regexp.MustCompile(`(?m) embedded=(\d+) `)
+
+// Embedded returns how many texts the model has embedded so far, from the stand-in's log.
+func (s *Standin) Embedded() int {
+	n := 0
+	for _, m := range embeddedLine.FindAllStringSubmatch(s.Logs(), -1) {
+		var k int
+		fmt.Sscan(m[1], &k)
+		n += k
+	}
+	return n
+}
+
 var stopping = regexp.MustCompile(`stopping: (\d+) texts embedded by the model, (\d+) answered from the cache`)
 
 // Counts returns how many texts the model embedded and how many came from the cache, from
