@@ -122,8 +122,11 @@ bench: ## run every benchmark and write BENCHMARKS.md, with its charts in benchm
 	go run ./scripts/benchreport
 
 # The figures need ../shared/vaults: without them the eval skips those vaults, says how to fetch
-# them, and leaves BENCHMARKS.md as it is.
-eval: ## measure search on the labelled queries in scripts/eval and put the tables in BENCHMARKS.md (about 20 seconds)
+# them, and leaves BENCHMARKS.md as it is. USE-lite, the real model, needs npm; without it the
+# eval skips that model, says so, and leaves BENCHMARKS.md as it is too. Indexes and vectors
+# are kept in your cache folder (~/.cache/vaultmcp on Linux): the first run embeds every note
+# with the model, later runs over unchanged notes embed nothing.
+eval: use-standin-deps ## measure search on the labelled sets in scripts/eval, offline and with a real model (USE-lite), and put the tables in BENCHMARKS.md (the first run 3-7 minutes, then under a minute)
 	go run ./scripts/eval -write BENCHMARKS.md
 
 # Some tests and benchmarks read real vaults written by other people, which this repository does

