@@ -59,6 +59,13 @@ func TestJudge(t *testing.T) {
 		results: []string{"a.md", "a.md", "b.md"},
 		want:    Score{NDCG5: 1, NDCG10: 1, RR: 1, Hit1: 1, Recall10: 1},
 	}, {
+		// Only partly relevant answers: nDCG credits them; the figures that count relevant
+		// notes have none to count.
+		name:    "a query answered only in part",
+		answers: map[string]int{"a.md": 1},
+		results: []string{"a.md", "b.md"},
+		want:    Score{NDCG5: 1, NDCG10: 1},
+	}, {
 		name:    "no results",
 		answers: map[string]int{"a.md": 2},
 		results: nil,
@@ -176,7 +183,7 @@ func TestLoadSetRejects(t *testing.T) {
 		{"unknown category", `{"vault": "v", "category": "keywords", "tune": true, "query": "q", "answers": {"a.md": 2}}`, `unknown category "keywords"`},
 		{"no tune", `{"vault": "v", "category": "keyword", "query": "q", "answers": {"a.md": 2}}`, `no "tune"`},
 		{"bad grade", `{"vault": "v", "category": "keyword", "tune": true, "query": "q", "answers": {"a.md": 3}}`, "grade 3"},
-		{"no relevant answer", `{"vault": "v", "category": "keyword", "tune": true, "query": "q", "answers": {"a.md": 1}}`, "no answer of grade 2"},
+		{"no answers", `{"vault": "v", "category": "keyword", "tune": true, "query": "q", "answers": {}}`, `belongs to category "none"`},
 		{"none with answers", `{"vault": "v", "category": "none", "tune": true, "query": "q", "answers": {"a.md": 2}}`, "the empty list"},
 		{"empty query", `{"vault": "v", "category": "keyword", "tune": true, "query": " ", "answers": {"a.md": 2}}`, "the query is empty"},
 		{"misspelt field", `{"vault": "v", "category": "keyword", "tune": true, "query": "q", "answer": {"a.md": 2}}`, `unknown field "answer"`},
@@ -194,6 +201,15 @@ func TestLoadSetRejects(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("answered only in part", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "queries.json")
+		q := `{"vault": "v", "category": "keyword", "tune": true, "query": "q", "answers": {"a.md": 1}}`
+		os.WriteFile(file, []byte(`{"vaults": {"v": {"dir": "v"}}, "queries": [`+q+`]}`), 0o644)
+		if _, err := LoadSet(file); err != nil {
+			t.Errorf("a query with only partly relevant answers was refused: %v", err)
+		}
+	})
 
 	t.Run("a query twice", func(t *testing.T) {
 		file := filepath.Join(t.TempDir(), "queries.json")
@@ -429,6 +445,9 @@ func TestReport(t *testing.T) {
 		if !strings.Contains(md, want) {
 			t.Errorf("the Markdown report lacks\n%s\nreport:\n%s", want, md)
 		}
+	}
+	if got := thousands(1187) + " " + thousands(123) + " " + thousands(1234567); got != "1,187 123 1,234,567" {
+		t.Errorf("thousands: %s", got)
 	}
 	if strings.Contains(md, "USE-lite") {
 		t.Errorf("the note on USE-lite is there without USE-lite:\n%s", md)

@@ -270,7 +270,11 @@ func (r *report) Markdown() string {
 			}
 		}
 		fmt.Fprintf(&b, "### %s\n\n", set.Name())
-		fmt.Fprintf(&b, "%d queries ([%s](%s)).\n\n", n, set.Name(), setLink(set))
+		fmt.Fprintf(&b, "%d queries ([%s](%s)).", n, set.Name(), setLink(set))
+		if len(set.About) > 0 {
+			fmt.Fprintf(&b, " %s", set.About[0])
+		}
+		b.WriteString("\n\n")
 		for _, p := range parts {
 			rows, answered, none := r.summary(si, p)
 			if answered+none == 0 {
@@ -344,15 +348,15 @@ func (r *report) Section() string {
 		fmt.Fprintf(&b, " The set %s was not in the repository for this run.", filepath.Base(missing))
 	}
 	b.WriteString("\n\n")
-	b.WriteString("- nDCG@5, nDCG@10: the graded answers among the first 5 or 10 results, weighed by rank, against the best possible order (1 is perfect). MRR: the mean of 1/rank of the first relevant note. Hit@1: the share of queries whose first result is relevant. R@10: the share of the relevant notes found in the first 10.\n")
+	b.WriteString("- nDCG@5, nDCG@10: the graded answers among the first 5 or 10 results, weighed by rank, against the best possible order (1 is perfect). MRR: the mean of 1/rank of the first relevant note. Hit@1: the share of queries whose first result is relevant. R@10: the share of the relevant notes found in the first 10. A query the vault answers only in part (every answer graded 1) counts in nDCG alone: the other figures count relevant notes, and it has none.\n")
 	b.WriteString("- empty: the share of queries answered with an empty list. Right for the queries nothing in the vault answers (the \"none\" row, and \"empty on none\"), wrong for every other.\n")
 	fmt.Fprintf(&b, "- hub@1: the share of answerable queries whose first result is a hub note not graded relevant: %s, counted from the note's links as the index parses them, never from its name.\n", hubRule)
 	b.WriteString("- Legs (the server's `-rank`): `keyword` is the FTS5 index alone (BM25 with field weights, and a share of the query's weight each note must hold); `vector` the vectors alone (sqlite-vec, a score floor); `hybrid`, what users get, fuses the two rankings. Each returns the best section of each note.\n")
 	b.WriteString("- Embedders: `offline` is the server's own lexical embedder (hashed words, no model). `use-lite` is a real sentence encoder, Universal Sentence Encoder lite, served by an Ollama stand-in (scripts/use-standin) and reached through the real Ollama client with `-embedder ollama -model use-lite`.\n\n")
 	fmt.Fprintf(&b, "Measured on %s, %s with %d cores; the whole run took %v", r.Date, runtime.GOOS+"/"+runtime.GOARCH, runtime.NumCPU(), r.Took)
 	if r.ModelEmbedded >= 0 {
-		fmt.Fprintf(&b, ", in which USE-lite embedded %d texts (the others came from the indexes and vectors a run keeps in the cache folder; a first run embeds every section of every vault, %d here, and takes minutes)",
-			r.ModelEmbedded, r.sections())
+		fmt.Fprintf(&b, ", in which USE-lite embedded %s texts (the others came from the indexes and vectors a run keeps in the cache folder; a first run embeds every section of every vault, %s here, and takes minutes)",
+			thousands(r.ModelEmbedded), thousands(r.sections()))
 	}
 	b.WriteString(".\n\n")
 	b.WriteString(r.Markdown())
@@ -441,4 +445,13 @@ func capitalize(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// thousands writes n with a comma between thousands, as the rest of BENCHMARKS.md does.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
