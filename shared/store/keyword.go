@@ -30,9 +30,13 @@ const MinCoverage = 0.35
 // maxQueryTerms bounds the words of a query that are looked up: a question, not a document.
 const maxQueryTerms = 64
 
-// keywordCandidates is how many sections the keyword index returns, best first, before the
-// coverage check and the choice of each note's best section.
-const keywordCandidates = 100
+// keywordCandidates is how many sections the keyword index returns at first, best first,
+// before the coverage check and the choice of each note's best section; a search that finds
+// too few notes among them asks for four times as many, up to maxKeywordCandidates.
+const (
+	keywordCandidates    = 100
+	maxKeywordCandidates = 6400
+)
 
 // KeywordNotes searches the keyword index for query, and returns the opts.K best notes (its
 // best section each), best first. A note matches when one of its sections holds at least
@@ -76,6 +80,22 @@ func (s *Store) KeywordNotes(ctx context.Context, query string, opts Options) (h
 	if opts.Tag != "" {
 		filter += " AND " + withTag
 	}
+	// FTS5 ranks sections, and K notes are wanted. One long note can hold the first hundred
+	// sections, so ask for more while the sections read hold fewer than K notes that pass
+	// and the index may hold more.
+	for limit := keywordCandidates; ; limit *= 4 {
+		var read int
+		hits, read, err = s.keywordPass(ctx, match, filter, limit, weights, opts)
+		if err != nil || len(hits) == opts.K || read < limit || limit >= maxKeywordCandidates {
+			return hits, shared, err
+		}
+	}
+}
+
+// keywordPass reads the limit best sections for an FTS5 query, and keeps the first of each
+// note that holds MinCoverage of the query's weight, up to opts.K notes. read is how many
+// sections it read.
+func (s *Store) keywordPass(ctx context.Context, match, filter string, limit int, weights map[string]float64, opts Options) (hits []Hit, read int, err error) {
 	rank := fmt.Sprintf("bm25(words, %d, %d, %d, %d)", titleWeight, aliasesWeight, headingWeight, bodyWeight)
 	rows, err := s.db.QueryContext(ctx, `
 		SELECT n.path, n.title, n.aliases, s.heading, s.line, s.text
@@ -84,7 +104,7 @@ func (s *Store) KeywordNotes(ctx context.Context, query string, opts Options) (h
 		JOIN notes n ON n.id = s.note_id
 		WHERE words MATCH :match`+filter+`
 		ORDER BY `+rank+` LIMIT :limit`,
-		sql.Named("match", match), sql.Named("limit", keywordCandidates),
+		sql.Named("match", match), sql.Named("limit", limit),
 		sql.Named("folder", opts.Folder), sql.Named("tag", opts.Tag))
 	if err != nil {
 		return nil, 0, fmt.Errorf("keyword search: %w", err)
@@ -93,6 +113,7 @@ func (s *Store) KeywordNotes(ctx context.Context, query string, opts Options) (h
 
 	seen := map[string]bool{}
 	for rows.Next() && len(hits) < opts.K {
+		read++
 		var h Hit
 		var aliases string
 		if err := rows.Scan(&h.Path, &h.Title, &aliases, &h.Heading, &h.Line, &h.Text); err != nil {
@@ -111,7 +132,7 @@ func (s *Store) KeywordNotes(ctx context.Context, query string, opts Options) (h
 	if err := rows.Err(); err != nil {
 		return nil, 0, fmt.Errorf("keyword search: %w", err)
 	}
-	return hits, shared, nil
+	return hits, read, nil
 }
 
 // coverage is the share of the query's weight that text holds: the weights of the query's

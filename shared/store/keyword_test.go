@@ -130,3 +130,29 @@ func TestKeywordNotes(t *testing.T) {
 	}
 	checkIntegrity(t, s)
 }
+
+// One long note whose every section says the word more often than the short notes do fills
+// the first hundred sections FTS5 ranks; the search must still return every note that holds
+// the word, up to the limit, not just that one.
+func TestKeywordNotesOneLongNoteCannotFlood(t *testing.T) {
+	s := newIndex(t)
+	long := make([]string, 150)
+	for i := range long {
+		long[i] = "zebra zebra zebra"
+	}
+	putText(t, s, Note{Path: "Long.md", Title: "Long"}, long...)
+	for i := range 12 {
+		putText(t, s, Note{Path: fmt.Sprintf("Short %02d.md", i), Title: fmt.Sprintf("Short %02d", i)},
+			"A note that says zebra once, among other words about the weather and the garden.")
+	}
+	hits := keywordSearch(t, s, "zebra", Options{K: 10})
+	if len(hits) != 10 {
+		t.Fatalf("zebra with limit 10 finds %d notes, want 10: %q", len(hits), paths(hits))
+	}
+	if hits[0].Path != "Long.md" {
+		t.Errorf("the note that says zebra most comes %q first, want Long.md", hits[0].Path)
+	}
+	if all := keywordSearch(t, s, `"zebra"`, Options{K: 20}); len(all) != 13 {
+		t.Errorf(`"zebra" with limit 20 finds %d notes, want all 13`, len(all))
+	}
+}

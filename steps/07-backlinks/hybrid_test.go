@@ -1,8 +1,11 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -39,5 +42,35 @@ func TestNoSharedWordFindsNothing(t *testing.T) {
 	}
 	if got, errText := searchFor(t, startServer(t, vault, "-embedder", "offline"), map[string]any{"query": query}); len(got.Results) != 0 || errText != "" {
 		t.Errorf("hybrid: %q finds %+v %s; want nothing", query, got.Results, errText)
+	}
+}
+
+// TestOneLongNoteCannotFloodKeywords: a note of 150 sections that each say a word three times
+// fills the keyword index's first hundred sections; the twelve short notes that say it once
+// must still come back, up to the limit, with -rank keyword and with a quoted query.
+func TestOneLongNoteCannotFloodKeywords(t *testing.T) {
+	const filler = "Rain fell on the hills all week, the rivers rose, and the grass grew tall and green again."
+	dir := t.TempDir()
+	var long strings.Builder
+	for i := range 150 {
+		fmt.Fprintf(&long, "## Part %d\n\nA zebra crossed the plain. %s The zebra drank, and the zebra slept.\n\n", i+1, filler)
+	}
+	writeNote(t, dir, "Long.md", long.String())
+	for i := range 12 {
+		writeNote(t, dir, fmt.Sprintf("Short %02d.md", i), "A zebra, once. "+filler+"\n")
+	}
+	for _, tc := range []struct{ query, ranking string }{{"zebra", rankKeyword}, {`"zebra"`, rankHybrid}} {
+		url := startServer(t, dir, "-embedder", "offline", "-rank", tc.ranking)
+		got, errText := searchFor(t, url, map[string]any{"query": tc.query, "limit": 10})
+		if errText != "" || len(got.Results) != 10 {
+			t.Errorf("-rank %s: %s with limit 10 finds %d notes, want 10; %s", tc.ranking, tc.query, len(got.Results), errText)
+		}
+	}
+}
+
+func writeNote(t *testing.T, dir, name, text string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
