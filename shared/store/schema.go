@@ -16,7 +16,7 @@ import (
 // Version 2 added the keyword index, and reads frontmatter as YAML does where version 1 lost
 // the keys after an empty list item. Version 3 keeps one bit per number in vec0 and the exact
 // vectors in a table. Version 4 keeps the link graph. Version 5 keeps tags in NFC.
-const schemaVersion = 5
+const schemaVersion = 6
 
 // applicationID marks the file as a vaultmcp index, in the header field SQLite reserves for
 // the purpose ("vmcp" in ASCII). Open uses it to tell its own files from other databases.

@@ -5,6 +5,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kljensen/snowball/english"
+
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
@@ -33,8 +35,8 @@ import (
 //
 // The rules:
 //   - A run of letters and digits (any script but the CJK ones) is a word, lower-cased and
-//     without diacritics: "Crème" is "creme". An English word loses its plural or
-//     third-person s (see singular), so "slugs" finds "slug" and "keeps" finds "keep".
+//     without diacritics: "Crème" is "creme". An English word is cut to its stem (see stem), so
+//     "slugs" finds "slug" and "planting" finds "planted".
 //   - A run of CJK characters gives its overlapping pairs, or the character if it stands alone.
 //   - A run of ASCII punctuation is a word if it is two characters or more ("%%", "![[",
 //     "://"), or one of the characters Markdown and code give a meaning to (such as # ^ [ ] >).
@@ -89,7 +91,7 @@ func terms(text string) []string {
 				}
 				end += n
 			}
-			out = append(out, singular(text[i:end]))
+			out = append(out, stem(text[i:end]))
 		case r < unicode.MaxASCII && strings.ContainsRune(symbolChars, r):
 			for end < len(text) && strings.IndexByte(symbolChars, text[end]) >= 0 {
 				end++
@@ -150,27 +152,14 @@ func fold(text string) string {
 
 var accents = &unicode.RangeTable{R16: []unicode.Range16{{Lo: 0x0300, Hi: 0x036f, Stride: 1}}}
 
-// singular removes the s that English adds to plurals and verbs: "slugs" and "keeps" lose it,
-// "tomatoes", "boxes" and "dishes" their "es", "berries" becomes "berry". It is the smallest
-// useful stemmer: a real one (Porter's, which FTS5 has) also folds "planting" into "plant",
-// and would have to run here too, where the query's words are weighed. Words of other
-// languages and short words are left alone, as are "ss", "us" and "is" ("glass", "humus",
-// "analysis").
-func singular(word string) string {
-	n := len(word)
-	if n < 4 || word[n-1] != 's' || strings.ContainsFunc(word, func(r rune) bool { return r < 'a' || r > 'z' }) {
+// stem reduces an English word to its Snowball stem: "planting" and "plants" are "plant",
+// "duplicates" and "duplicated" are "duplic". Words with other letters than a-z are left as
+// they are: Snowball's English rules would mangle them.
+func stem(word string) string {
+	if len(word) < 3 || strings.ContainsFunc(word, func(r rune) bool { return r < 'a' || r > 'z' }) {
 		return word
 	}
-	switch {
-	case strings.HasSuffix(word, "ies") && n > 4:
-		return word[:n-3] + "y"
-	case strings.HasSuffix(word, "sses"), strings.HasSuffix(word, "xes"), strings.HasSuffix(word, "ches"),
-		strings.HasSuffix(word, "shes"), strings.HasSuffix(word, "oes"), strings.HasSuffix(word, "zes"):
-		return word[:n-2]
-	case strings.HasSuffix(word, "ss"), strings.HasSuffix(word, "us"), strings.HasSuffix(word, "is"):
-		return word
-	}
-	return word[:n-1]
+	return english.Stem(word, false)
 }
 
 // mayHaveAccent reports whether r is in the blocks of accented Latin, Greek and Cyrillic

@@ -15,6 +15,7 @@ require (
 	github.com/goccy/go-yaml v1.19.2 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/google/uuid v1.6.0 // indirect
+	github.com/kljensen/snowball v0.10.0 // indirect
 	github.com/mailru/easyjson v0.7.7 // indirect
 	github.com/ncruces/go-sqlite3 v0.21.3 // indirect
 	github.com/ncruces/julianday v1.0.0 // indirect
