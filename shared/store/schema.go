@@ -15,7 +15,8 @@ import (
 // an index written with another version: it holds nothing that cannot be indexed again.
 // Version 2 added the keyword index, and reads frontmatter as YAML does where version 1 lost
 // the keys after an empty list item. Version 3 keeps one bit per number in vec0 and the exact
-// vectors in a table. Version 4 keeps the link graph. Version 5 keeps tags in NFC.
+// vectors in a table. Version 4 keeps the link graph. Version 5 keeps tags in NFC. Version 6
+// cuts English words of the keyword index to their Snowball stems.
 const schemaVersion = 6
 
 // applicationID marks the file as a vaultmcp index, in the header field SQLite reserves for
