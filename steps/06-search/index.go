@@ -21,7 +21,7 @@ type index struct {
 	embedder embed.Embedder
 	db       *store.Store
 	failed   map[string]error // notes that could not be indexed, and why
-	floor    float64          // search results scoring below this are not matches
+	floor    *floor           // vector matches scoring at or below it are chance
 	ranking  string           // how search ranks: rankHybrid, rankKeyword or rankVector
 }
 
@@ -47,7 +47,7 @@ func buildIndex(ctx context.Context, notes *vault.Vault, embedder embed.Embedder
 	if err != nil {
 		return nil, fmt.Errorf("cannot list the vault's notes: %w", err)
 	}
-	ix := &index{embedder: embedder, db: db, failed: map[string]error{}, floor: scoreFloor(embedder)}
+	ix := &index{embedder: embedder, db: db, failed: map[string]error{}, floor: &floor{logger: logger}}
 	report := progress.New(logger, "indexing", len(paths))
 
 	var batch []pendingNote

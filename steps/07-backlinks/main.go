@@ -111,11 +111,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return err
 	}
 
-	if cfg.minScore > 0 {
-		ix.floor = cfg.minScore
-	}
+	ix.floor.fixed = cfg.minScore // 0: measured at the first search
 	ix.ranking = cfg.ranking
-	logger.Info("search", "min_score", ix.floor)
+	logger.Info("search", "rank", ix.ranking, "min_score", ix.floor)
 
 	addTools(mcpServer, notes, ix)
 	addResources(mcpServer, hooks, notes, logger)

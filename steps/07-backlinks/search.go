@@ -12,7 +12,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"vaultmcp/shared/embed"
 	"vaultmcp/shared/store"
 	"vaultmcp/shared/vault"
 )
@@ -189,19 +188,4 @@ func (ix *index) incomplete() string {
 	paths := slices.Sorted(maps.Keys(ix.failed))
 	return fmt.Sprintf("%d notes could not be indexed and are missing from these results (first: %q: %v); restarting the server retries them",
 		len(paths), paths[0], ix.failed[paths[0]])
-}
-
-// scoreFloor is the least score that counts as a match. It depends on the embedder: scores
-// from different models live on different scales.
-func scoreFloor(e embed.Embedder) float64 {
-	if e.Model() == embed.OfflineModel {
-		// Measured on the sample vault (see TestSearchQuality): unrelated words scored at
-		// most 0.146 on any section, and every labelled question at least 0.207 on its
-		// answer.
-		return 0.17
-	}
-	// nomic-embed-text scores unrelated text around 0.3–0.4 and related text above 0.5.
-	// Those are typical figures, not measured by this project, whose tests run without model
-	// weights: tune it with -min-score on your own vault.
-	return 0.45
 }

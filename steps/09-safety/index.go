@@ -26,7 +26,7 @@ type index struct {
 	db       *store.Store
 	graph    *links.Graph          // who links to whom, built from the same parse as the sections
 	failed   failures              // notes that could not be indexed, and why
-	floor    float64               // search results scoring below this are not matches
+	floor    *floor                // vector matches scoring at or below it are chance
 	ranking  string                // how search ranks: rankHybrid, rankKeyword or rankVector
 	noticing func() watch.Noticing // how the watcher notices edits: events, or polling and why
 }
@@ -78,7 +78,7 @@ func buildIndex(ctx context.Context, notes *vault.Vault, embedder embed.Embedder
 	if err != nil {
 		return nil, fmt.Errorf("cannot list the vault's notes: %w", err)
 	}
-	ix := &index{embedder: embedder, db: db, graph: links.New(), failed: failures{notes: map[string]error{}}, floor: scoreFloor(embedder)}
+	ix := &index{embedder: embedder, db: db, graph: links.New(), failed: failures{notes: map[string]error{}}, floor: &floor{logger: logger}}
 	report := progress.New(logger, "indexing", len(paths))
 
 	var batch []pendingNote

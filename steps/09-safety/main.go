@@ -158,11 +158,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	})
 	workers.Go(func() { updates.run(workCtx) })
 
-	if cfg.minScore > 0 {
-		ix.floor = cfg.minScore
-	}
+	ix.floor.fixed = cfg.minScore // 0: measured at the first search
 	ix.ranking = cfg.ranking
-	logger.Info("search", "min_score", ix.floor)
+	logger.Info("search", "rank", ix.ranking, "min_score", ix.floor)
 
 	addTools(mcpServer, notes, ix, newNotes)
 	addResources(mcpServer, hooks, notes, logger)

@@ -29,7 +29,7 @@ type index struct {
 	db       *store.Store
 	graph    *links.Stored         // who links to whom, kept in the index so that a restart finds it there
 	failed   failures              // notes that could not be indexed, and why
-	floor    float64               // search results scoring below this are not matches
+	floor    *floor                // vector matches scoring at or below it are chance
 	ranking  string                // how search ranks: rankHybrid, rankKeyword or rankVector
 	coverage coverage              // how much of the vault the index holds while it catches up
 	noticing func() watch.Noticing // how the watcher notices edits: events, or polling and why
@@ -118,7 +118,7 @@ func openIndex(ctx context.Context, embedder embed.Embedder, db *store.Store, lo
 	}
 	return &index{
 		embedder: embedder, db: db, graph: links.NewStored(db),
-		failed: failures{notes: map[string]error{}}, floor: scoreFloor(embedder),
+		failed: failures{notes: map[string]error{}}, floor: &floor{logger: logger},
 	}, nil
 }
 
