@@ -201,8 +201,10 @@ func validTag(name string) bool {
 }
 
 // frontmatterTags reads the "tags" property (in any letter case; Obsidian dropped the singular
-// "tag" in version 1.9). It may be a list, or a string of tags separated by commas or spaces, and
-// a tag may be written with or without its '#'.
+// "tag" in version 1.9). It may be a list, or a string of tags separated by commas or YAML's
+// white space (spaces and tabs), and a tag may be written with or without its '#'. A no-break
+// or ideographic space separates nothing, as in YAML: "-\u00a0x" is one piece, which is no tag,
+// rather than the list item "x" its author may have meant.
 func frontmatterTags(fields map[string]any) []Tag {
 	var tags []Tag
 	add := func(name string) {
@@ -216,7 +218,7 @@ func frontmatterTags(fields map[string]any) []Tag {
 		}
 		switch v := fields[key].(type) {
 		case string:
-			for _, name := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
+			for _, name := range strings.FieldsFunc(v, func(r rune) bool { return strings.ContainsRune(", \t\r\n", r) }) {
 				add(name)
 			}
 		case []any:

@@ -262,6 +262,8 @@ func TestFrontmatterTags(t *testing.T) {
 		{"tag: old", nil}, // the singular "tag" is gone since Obsidian 1.9
 		{"tags: [2024, not valid, ok]", []string{"ok"}},
 		{"tags:", nil},
+		{"tags:\n  -\u00a0x", nil}, // a dash and a no-break space: the text "-\u00a0x", no list
+		{"tags:\n  -\u3000x\n  -\u3000y", nil},
 	} {
 		n := markdown.Parse("n.md", "---\n"+tc.yaml+"\n---\n#body")
 		var got []string
