@@ -19,7 +19,7 @@ type Link struct {
 	Target   string // the note as written: "a", "folder/a", "a.md"; "" for [[#heading]] in this note
 	Heading  string // "h" from [[a#h]]; nested headings keep Obsidian's '#': [[a#h#h2]] gives "h#h2"
 	Block    string // "id" from [[a#^id]]
-	Alias    string // the text shown instead: [[a|alias]], [[a\|alias]] in a table, [alias](a.md)
+	Display  string // the display text, shown instead of the target: [[a|shown]], [[a\|shown]] in a table, [shown](a.md)
 	Embed    bool   // ![[a]] or ![alt](a.png): the target is shown inside the note
 	Markdown bool   // written [text](target) rather than [[target]]
 	Key      string // for a link in the frontmatter, the property holding it ("related", "see.0")
@@ -81,9 +81,9 @@ func linkAt(s string) (l Link, n int) {
 	return markdownLink(s)
 }
 
-// wikilink parses "[[target#subpath|alias]]" at the start of s. Obsidian splits the alias off
-// at the first '|' after the first character, so [[|x]] links to "|x". In a table the '|'
-// must be written "\|", and the backslash is not part of the target.
+// wikilink parses "[[target#subpath|display text]]" at the start of s. Obsidian splits the
+// display text off at the first '|' after the first character, so [[|x]] links to "|x". In a
+// table the '|' must be written "\|", and the backslash is not part of the target.
 func wikilink(s string) (l Link, n int) {
 	s = s[:min(len(s), maxLink)]
 	end := strings.Index(s[2:], "]]")
@@ -95,7 +95,7 @@ func wikilink(s string) (l Link, n int) {
 		return Link{}, 0 // "[[a [[b]]" links only to b, found by the caller one '[' later
 	}
 	if i := strings.IndexByte(inner[1:], '|'); i >= 0 {
-		inner, l.Alias = strings.TrimSuffix(inner[:i+1], `\`), inner[i+2:]
+		inner, l.Display = strings.TrimSuffix(inner[:i+1], `\`), inner[i+2:]
 	}
 	l.Target, l.Heading, l.Block = splitSubpath(inner)
 	return l, 2 + end + 2
@@ -144,7 +144,7 @@ func markdownLink(s string) (l Link, n int) {
 		dest = decoded
 	}
 	l.Target, l.Heading, l.Block = splitSubpath(dest)
-	l.Alias, l.Markdown = s[1:textEnd], true
+	l.Display, l.Markdown = s[1:textEnd], true
 	return l, n
 }
 

@@ -168,21 +168,21 @@ func TestLinks(t *testing.T) {
 		{"[[a#H#Sub]]", []L{{Target: "a", Heading: "H#Sub", Line: 1, Original: "[[a#H#Sub]]"}}},
 		{"[[a#^b1]]", []L{{Target: "a", Block: "b1", Line: 1, Original: "[[a#^b1]]"}}},
 		{"[[#Here]]", []L{{Heading: "Here", Line: 1, Original: "[[#Here]]"}}},
-		{"[[a|shown]]", []L{{Target: "a", Alias: "shown", Line: 1, Original: "[[a|shown]]"}}},
-		{`| [[a\|shown]] |`, []L{{Target: "a", Alias: "shown", Line: 1, Original: `[[a\|shown]]`}}},
+		{"[[a|shown]]", []L{{Target: "a", Display: "shown", Line: 1, Original: "[[a|shown]]"}}},
+		{`| [[a\|shown]] |`, []L{{Target: "a", Display: "shown", Line: 1, Original: `[[a\|shown]]`}}},
 		{"![[pic.png]]", []L{{Target: "pic.png", Embed: true, Line: 1, Original: "![[pic.png]]"}}},
-		{"![[a#H|x]]", []L{{Target: "a", Heading: "H", Alias: "x", Embed: true, Line: 1, Original: "![[a#H|x]]"}}},
+		{"![[a#H|x]]", []L{{Target: "a", Heading: "H", Display: "x", Embed: true, Line: 1, Original: "![[a#H|x]]"}}},
 		{"[[a]] and [[b]]", []L{{Target: "a", Line: 1, Original: "[[a]]"}, {Target: "b", Line: 1, Original: "[[b]]"}}},
 		{"[[a [[b]]", []L{{Target: "b", Line: 1, Original: "[[b]]"}}},
-		{"[text](note.md)", []L{{Target: "note.md", Alias: "text", Markdown: true, Line: 1, Original: "[text](note.md)"}}},
-		{"[t](My%20Note.md#Part)", []L{{Target: "My Note.md", Heading: "Part", Alias: "t", Markdown: true, Line: 1, Original: "[t](My%20Note.md#Part)"}}},
-		{"[t](<My Note.md>)", []L{{Target: "My Note.md", Alias: "t", Markdown: true, Line: 1, Original: "[t](<My Note.md>)"}}},
-		{`[t](a.md "title")`, []L{{Target: "a.md", Alias: "t", Markdown: true, Line: 1, Original: `[t](a.md "title")`}}},
-		{"![alt](pic.png)", []L{{Target: "pic.png", Alias: "alt", Embed: true, Markdown: true, Line: 1, Original: "![alt](pic.png)"}}},
-		{"[t](#Here)", []L{{Heading: "Here", Alias: "t", Markdown: true, Line: 1, Original: "[t](#Here)"}}},
-		{"[see [1]](a.md)", []L{{Target: "a.md", Alias: "see [1]", Markdown: true, Line: 1, Original: "[see [1]](a.md)"}}},
-		{"[![logo](logo.png)](a.md)", []L{{Target: "a.md", Alias: "![logo](logo.png)", Markdown: true, Line: 1, Original: "[![logo](logo.png)](a.md)"}}},
-		{"[unclosed [t](a.md)", []L{{Target: "a.md", Alias: "t", Markdown: true, Line: 1, Original: "[t](a.md)"}}},
+		{"[text](note.md)", []L{{Target: "note.md", Display: "text", Markdown: true, Line: 1, Original: "[text](note.md)"}}},
+		{"[t](My%20Note.md#Part)", []L{{Target: "My Note.md", Heading: "Part", Display: "t", Markdown: true, Line: 1, Original: "[t](My%20Note.md#Part)"}}},
+		{"[t](<My Note.md>)", []L{{Target: "My Note.md", Display: "t", Markdown: true, Line: 1, Original: "[t](<My Note.md>)"}}},
+		{`[t](a.md "title")`, []L{{Target: "a.md", Display: "t", Markdown: true, Line: 1, Original: `[t](a.md "title")`}}},
+		{"![alt](pic.png)", []L{{Target: "pic.png", Display: "alt", Embed: true, Markdown: true, Line: 1, Original: "![alt](pic.png)"}}},
+		{"[t](#Here)", []L{{Heading: "Here", Display: "t", Markdown: true, Line: 1, Original: "[t](#Here)"}}},
+		{"[see [1]](a.md)", []L{{Target: "a.md", Display: "see [1]", Markdown: true, Line: 1, Original: "[see [1]](a.md)"}}},
+		{"[![logo](logo.png)](a.md)", []L{{Target: "a.md", Display: "![logo](logo.png)", Markdown: true, Line: 1, Original: "[![logo](logo.png)](a.md)"}}},
+		{"[unclosed [t](a.md)", []L{{Target: "a.md", Display: "t", Markdown: true, Line: 1, Original: "[t](a.md)"}}},
 		{"\n\n[[third line]]", []L{{Target: "third line", Line: 3, Original: "[[third line]]"}}},
 		// Not links:
 		{"[web](https://example.org/a.md)", nil},
@@ -208,7 +208,7 @@ func TestFrontmatterLinks(t *testing.T) {
 	content := "---\nup: \"[[Index]]\"\nsee:\n  - \"[[a#H]]\"\n  - \"![[b|B]]\"\nplain: no link\n---\n[[body]]"
 	want := []markdown.Link{
 		{Target: "a", Heading: "H", Key: "see.0", Original: "[[a#H]]"},
-		{Target: "b", Alias: "B", Embed: true, Key: "see.1", Original: "![[b|B]]"},
+		{Target: "b", Display: "B", Embed: true, Key: "see.1", Original: "![[b|B]]"},
 		{Target: "Index", Key: "up", Original: "[[Index]]"},
 		{Target: "body", Line: 8, Original: "[[body]]"},
 	}
@@ -329,7 +329,7 @@ func ExampleParse() {
 		fmt.Printf("%q\n", s.Chunks)
 	}
 	for _, l := range n.Links {
-		fmt.Printf("line %d: %s → note %q, heading %q, shown as %q\n", l.Line, l.Original, l.Target, l.Heading, l.Alias)
+		fmt.Printf("line %d: %s → note %q, heading %q, shown as %q\n", l.Line, l.Original, l.Target, l.Heading, l.Display)
 	}
 	for _, t := range n.Tags {
 		fmt.Printf("tag %s on line %d\n", t.Name, t.Line)
