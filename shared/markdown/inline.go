@@ -47,6 +47,7 @@ type scanner struct {
 	inactive int      // the "[" of openers[:inactive] make no link: CommonMark allows no link in a link
 	runs     runIndex // the backtick runs of s, found when the first backtick is met
 	tagEnd   int      // where the last tag ended: a tag may follow a tag, as in #Bob#Alice
+	out      []string // the lines visible returns
 
 	// No "-->" or "$$" follows: none can close a comment or math, so none is looked for again,
 	// and a paragraph of many "<!--" costs one search, not one each.
@@ -54,11 +55,17 @@ type scanner struct {
 }
 
 // scanParagraph reads p.para: it adds the links and tags it finds to the note, and returns each
-// line's text without its comments, leaving out lines that are all comment.
+// line's text without its comments, leaving out lines that are all comment. The lines returned
+// are good until the next paragraph is read.
 func (p *parser) scanParagraph() []string {
-	sc := scanner{p: p, tagEnd: -1}
+	// One scanner serves every paragraph of a note, its slices emptied but kept.
+	sc := &p.scanner
+	*sc = scanner{
+		p: p, tagEnd: -1, starts: sc.starts[:0], hidden: sc.hidden[:0], links: sc.links[:0],
+		tags: sc.tags[:0], openers: sc.openers[:0], out: sc.out[:0],
+	}
 	if len(p.para) == 1 {
-		sc.s, sc.starts = p.para[0].text, []int{0}
+		sc.s, sc.starts = p.para[0].text, append(sc.starts, 0)
 	} else {
 		var b strings.Builder
 		for i, l := range p.para {
@@ -291,7 +298,7 @@ func (sc *scanner) tag(i int) int {
 // visible returns the text of each line of the paragraph without its comments, leaving out
 // the lines that are all comment.
 func (sc *scanner) visible() []string {
-	out := make([]string, 0, len(sc.p.para))
+	out := sc.out
 	h := 0
 	for k, line := range sc.p.para {
 		start := sc.starts[k]
@@ -316,6 +323,7 @@ func (sc *scanner) visible() []string {
 			out = append(out, b.String())
 		}
 	}
+	sc.out = out
 	return out
 }
 

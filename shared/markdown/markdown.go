@@ -98,6 +98,7 @@ type parser struct {
 	math        bool            // a $$ math block is open
 	comment     bool            // a %% comment is open
 	para        []srcLine       // the lines of the paragraph being read, not yet scanned
+	scanner     scanner         // reads them
 	quotes      int             // how many blockquote levels its last line sits in
 	rest        string          // the body after the current line
 	mathClosed  bool            // no "$$" follows in the body: none can close a math block
