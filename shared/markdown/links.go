@@ -26,7 +26,7 @@ type Link struct {
 	Markdown bool   // written [text](target) rather than [[target]]
 	Key      string // for a link in the frontmatter, the property holding it ("related", "see.0")
 	Line     int    // 1-based line in the file; 0 for links in the frontmatter
-	Original string // the source text, e.g. "![[a#h|alias]]"
+	Original string // the source text, e.g. "![[a#h|shown]]"
 }
 
 // MaxLinks and MaxTags bound what Parse keeps of one note; the rest is not listed. Real notes
