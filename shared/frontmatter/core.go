@@ -74,6 +74,11 @@ func core(v string) scalar {
 	return scalar{"string", quote(v)}
 }
 
+// ReadsAsText reports whether v, written as a plain value (no quotes, no tag), reads back as
+// the text v, as YAML 1.2 reads it: "tomatoes" does, "1e3" and "012" are numbers, "true" a
+// boolean. A writer quotes what does not.
+func ReadsAsText(v string) bool { return core(v).kind == "string" }
+
 // integer is the integer written with digits in base, as decimal text. One too large for 64
 // bits becomes a float, as JSON readers take it.
 func integer(digits string, base int) scalar {

@@ -64,6 +64,17 @@ func TestCoreSchema(t *testing.T) {
 	}
 }
 
+func TestReadsAsText(t *testing.T) {
+	for v, want := range map[string]bool{
+		"tomatoes": true, "1_000": true, "0b101": true, "yes": true, "2024-01-15": true,
+		"1e3": false, "08": false, "012": false, "0x1F": false, ".inf": false, "true": false, "null": false, "~": false,
+	} {
+		if got := ReadsAsText(v); got != want {
+			t.Errorf("ReadsAsText(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
+
 // YAML 1.2 refuses these, as text at a key's own indentation is neither the key's value nor a
 // key (8.2.2): the block does not parse, and Split says why.
 func TestCoreSchemaRefuses(t *testing.T) {
