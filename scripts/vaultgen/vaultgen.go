@@ -801,7 +801,7 @@ func (g *gen) table(i int) {
 }
 
 // link writes a link from note i. Of a hundred links, about 5 lead to missing notes and 30 to
-// hubs; by form, 60 are [[Note]], 15 [[Note|alias]], 13 [[Note#Heading]], 3 with heading and
+// hubs; by form, 60 are [[Note]], 15 [[Note|display text]], 13 [[Note#Heading]], 3 with heading and
 // alias, 3 embeds ![[Note]], 6 Markdown links [text](Note.md), and one in a hundred, in notes
 // with headings, [[#Heading]] in the note itself. In a table the alias's '|' is written "\|".
 func (g *gen) link(i int, inTable bool) {

@@ -86,8 +86,13 @@ func parse(raw string) Frontmatter {
 		return fm
 	}
 
+	text, err := prepare(raw)
+	if err != nil {
+		fm.Err = err
+		return fm
+	}
 	var doc any
-	if err := yaml.Unmarshal([]byte(fillEmptyItems(raw)), &doc); err != nil {
+	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
 		fm.Err = syntaxError(err)
 		return fm
 	}

@@ -23,28 +23,32 @@ import (
 //
 // goccy's own scanner says which dashes start an item, so a "-" line inside a block scalar
 // ("|", ">") or a quoted string, which is text, is never touched. Only " null" is ever added,
-// right after a dash, so the lines of any error stay where they were.
+// right after a dash, so the lines of any error stay where they were. Split runs this and the
+// other edits of prepare together; fillEmptyItems is this one alone.
 func fillEmptyItems(raw string) string {
 	tokens := lexer.Tokenize(raw)
-	lines := strings.SplitAfter(raw, "\n")
-	filled := false
-	for i, tk := range tokens {
+	for _, tk := range tokens {
 		if tk.Type == token.InvalidType {
 			return raw // the parser will say what is wrong; leave the text as written
 		}
+	}
+	lines := strings.SplitAfter(raw, "\n")
+	return apply(lines, emptyItems(lines, tokens))
+}
+
+// emptyItems returns the edits that write "null" into each empty item, in the order of the
+// text.
+func emptyItems(lines []string, tokens token.Tokens) []edit {
+	var edits []edit
+	for i, tk := range tokens {
 		if tk.Type != token.SequenceEntryType {
 			continue
 		}
 		if at, ok := emptyItem(lines, tk.Position, tokens[i+1:]); ok {
-			n := tk.Position.Line - 1
-			lines[n] = lines[n][:at+1] + " null" + lines[n][at+1:]
-			filled = true
+			edits = append(edits, edit{line: tk.Position.Line - 1, at: at + 1, insert: " null"})
 		}
 	}
-	if !filled {
-		return raw
-	}
-	return strings.Join(lines, "")
+	return edits
 }
 
 // emptyItem reports whether the dash the scanner found at pos starts an empty item, and the
@@ -90,7 +94,8 @@ func emptyItem(lines []string, pos *token.Position, after token.Tokens) (at int,
 }
 
 // itemOrKey reports whether line (counted from 1) starts with a dash or a key, as the scanner
-// read it: its first token is a dash, or is followed by the ":" of a key.
+// read it: its first token is a dash, the "?" of an explicit key ("? k", YAML 1.2.2 section
+// 8.2.2), or is followed by the ":" of a key.
 func itemOrKey(tokens token.Tokens, line int) bool {
 	for i, tk := range tokens {
 		switch {
@@ -98,7 +103,7 @@ func itemOrKey(tokens token.Tokens, line int) bool {
 			continue
 		case tk.Position.Line > line:
 			return false
-		case tk.Type == token.SequenceEntryType:
+		case tk.Type == token.SequenceEntryType || tk.Type == token.MappingKeyType:
 			return true
 		}
 		return i+1 < len(tokens) && tokens[i+1].Type == token.MappingValueType && tokens[i+1].Position.Line == line

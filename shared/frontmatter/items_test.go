@@ -49,36 +49,50 @@ var emptyItemShapes = []struct {
 	{"a double-quoted string over lines", "text: \"a\n  -\n  b\"\nc: 1", `{"text":"a - b","c":1}`},
 	{"a single-quoted string over lines", "text: 'a\n  -\n  b'\nc: 1", `{"text":"a - b","c":1}`},
 	{"dashes in values", "dash: \"-\"\nflow: [-1, -x]", `{"dash":"-","flow":[-1,"-x"]}`},
+
+	// An explicit key ("? k", YAML 1.2.2 section 8.2.2) after an empty item is a key of the
+	// map, as "k:" would be, not the item's value.
+	{"an explicit key after an empty item", "tags:\n-\n? k", `{"tags":[null],"k":null}`},
+	{"an explicit key with its value", "tags:\n- \n? k\n: v\npublish: true", `{"tags":[null],"k":"v","publish":true}`},
 }
 
 // TestEmptyListItems reads each shape three ways: through Split, as the YAML 1.2 answer written
-// in the table, and with yaml.v3. All three must agree.
+// in the table, and with readYAML12. All three must agree.
 func TestEmptyListItems(t *testing.T) {
 	for _, tc := range emptyItemShapes {
-		t.Run(tc.name, func(t *testing.T) {
-			fm, _, _ := Split("---\n" + tc.yaml + "\n---\n")
-			if fm.Err != nil {
-				t.Fatalf("unexpected error: %v", fm.Err)
-			}
-			got := canonical(t, fm.Fields)
-			if want := canonical(t, json.RawMessage(tc.want)); got != want {
-				t.Errorf("Split read %s\nwant %s", got, want)
-			}
-			var second any
-			if err := yamlv3.Unmarshal([]byte(tc.yaml), &second); err != nil {
-				t.Fatalf("yaml.v3: %v", err)
-			}
-			if v3 := canonical(t, second); got != v3 {
-				t.Errorf("Split read %s\nyaml.v3 reads %s", got, v3)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { readsAsYAML12(t, tc.yaml, tc.want) })
+	}
+}
+
+// readsAsYAML12 fails the test unless Split reads the properties yaml as want, a JSON object,
+// and readYAML12 reads them the same.
+func readsAsYAML12(t *testing.T, yaml, want string) {
+	t.Helper()
+	fm, _, _ := Split("---\n" + yaml + "\n---\n")
+	if fm.Err != nil {
+		t.Fatalf("unexpected error: %v", fm.Err)
+	}
+	got := canonical(t, fm.Fields)
+	if want := canonical(t, json.RawMessage(want)); got != want {
+		t.Errorf("Split read %s\nwant %s", got, want)
+	}
+	ref, err := readYAML12(yaml + "\n")
+	if err != nil {
+		t.Fatalf("readYAML12: %v", err)
+	}
+	budget := maxValues // infinities become text, as in Split
+	if ref, err = jsonable(ref, &budget, MaxDepth); err != nil {
+		t.Fatal(err)
+	}
+	if ref := canonical(t, ref); got != ref {
+		t.Errorf("Split read %s\nreadYAML12 reads %s", got, ref)
 	}
 }
 
 // TestRealVaultsReadAsYAML reads the frontmatter of every note in the real vaults with Split
-// and with yaml.v3: the properties must be the same. yaml.v3 refuses the seven notes whose
-// aliases are questions in a flow list ("[What is data engineering?]"), which YAML 1.2 allows
-// and goccy reads as meant; TestRealVaultFrontmatter checks those.
+// and with readYAML12: the properties must be the same. yaml.v3, under readYAML12, refuses the
+// seven notes whose aliases are questions in a flow list ("[What is data engineering?]"),
+// which YAML 1.2 allows and goccy reads as meant; TestRealVaultFrontmatter checks those.
 func TestRealVaultsReadAsYAML(t *testing.T) {
 	for _, name := range []string{"data-engineering-wiki", "obsidian-garden", "tasks-test-data"} {
 		t.Run(name, func(t *testing.T) {
@@ -92,26 +106,32 @@ func TestRealVaultsReadAsYAML(t *testing.T) {
 					return err
 				}
 				fm, _, _ := Split(string(content))
-				var second any
-				if !fm.Present || yamlv3.Unmarshal([]byte(fm.Raw), &second) != nil {
+				if !fm.Present {
+					return nil
+				}
+				second, err := readYAML12(fm.Raw)
+				if err != nil {
 					return nil
 				}
 				compared++
 				if second == nil {
 					second = map[string]any{} // an empty block
 				}
-				budget := maxValues // dates become text, as in Split
+				budget := maxValues // infinities become text, as in Split
 				if second, err = jsonable(second, &budget, MaxDepth); err != nil {
 					t.Errorf("%s: %v", path, err)
 					return nil
 				}
 				if got, want := canonical(t, fm.Fields), canonical(t, second); got != want {
-					t.Errorf("%s:\nSplit reads   %s\nyaml.v3 reads %s", path, got, want)
+					t.Errorf("%s:\nSplit reads      %s\nreadYAML12 reads %s", path, got, want)
 				}
 				return nil
 			})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if compared == 0 {
+				t.Fatal("no frontmatter compared")
 			}
 			t.Logf("%d notes' frontmatter compared", compared)
 		})

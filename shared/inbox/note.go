@@ -1,6 +1,7 @@
 package inbox
 
 import (
+	"bytes"
 	"fmt"
 	"reflect"
 	"slices"
@@ -114,6 +115,14 @@ func noteText(content string, tags []string) (string, error) {
 	yml, err := yaml.MarshalWithOptions(props, yaml.IndentSequence(true))
 	if err != nil {
 		return "", fmt.Errorf("the note's frontmatter could not be written: %w", err)
+	}
+	// The library quotes by its own reading of YAML, in which "1e3" and "08" are text; in
+	// YAML 1.2, which Obsidian and frontmatter.Split read, they are numbers. A tag holds no
+	// quote, so such a tag's line is quoted as it stands.
+	for _, tag := range tags {
+		if !frontmatter.ReadsAsText(tag) {
+			yml = bytes.ReplaceAll(yml, []byte("  - "+tag+"\n"), []byte("  - '"+tag+"'\n"))
+		}
 	}
 	text := "---\n" + string(yml) + "---\n" + content
 

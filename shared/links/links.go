@@ -25,9 +25,17 @@
 //  3. the shortest path: Ideas/Ideas.md before Garden/Ideas.md (measured in bytes);
 //  4. the path that sorts first, byte by byte.
 //
-// Rules 1 to 3 are what Obsidian 1.13 was seen to do. Among paths of equal length Obsidian
-// takes whichever file it happened to index first; rule 4 is ours, so that a vault always
-// gives the same answer.
+// Within each of rules 1 to 3, a note spelled as the target is written comes before one that
+// matches only when letter case is ignored: on a disk that keeps note.md and Note.md apart,
+// [[note]] is note.md and [[Note]] is Note.md, whichever sorts first.
+//
+// Rules 1 to 3 are Obsidian's: they are what Obsidian 1.13.7 answered when asked from its
+// developer console (metadataCache.getFirstLinkpathDest, on notes built to tell the rules
+// apart; published in github.com/pvliesdonk/markdown-vault-mcp pull request 1380), and the
+// answer key of the tests agrees on names, letter case and paths. Neither its help nor that
+// check says how Obsidian chooses between paths of equal length; rule 4 is ours, so that a
+// vault always gives the same answer. The exact spelling first is Obsidian's for whole paths, which
+// it looks up as written before it ignores case; within rules 2 and 3 it is ours.
 //
 // # Aliases
 //

@@ -186,7 +186,7 @@ func cloneLink(l markdown.Link) markdown.Link {
 	l.Target = strings.Clone(l.Target)
 	l.Heading = strings.Clone(l.Heading)
 	l.Block = strings.Clone(l.Block)
-	l.Alias = strings.Clone(l.Alias)
+	l.Display = strings.Clone(l.Display)
 	l.Key = strings.Clone(l.Key)
 	l.Original = strings.Clone(l.Original)
 	return l

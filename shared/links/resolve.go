@@ -9,6 +9,7 @@ import (
 type target struct {
 	self       bool   // an empty target: the linking note
 	key        string // the path it names, lower-cased, without ".md": "garden/ideas"
+	spelled    string // the same path as written, letter case kept: "Garden/Ideas"
 	exact      bool   // written from the vault root or the linking note's folder: key is a whole path
 	alias      bool   // it may be an alias: a name or path, not a whole path nor written with ".md"
 	attachment bool   // it names a file with an attachment extension (".png", ".pdf")
@@ -32,6 +33,7 @@ func parseTarget(from, raw string) target {
 	p, exact := targetPath(from, raw)
 	return target{
 		key:        lower(trimMD(p)),
+		spelled:    trimMD(p),
 		exact:      exact,
 		alias:      !exact && trimMD(raw) == raw,
 		attachment: attachmentExts[lower(path.Ext(p))],
@@ -119,7 +121,15 @@ func pickByName(candidates []*note, t target, folder string) *note {
 		}
 		return 0
 	}
-	return pick(candidates, rank)
+	// Within a rule, the note spelled as the link is spelled comes first: on a disk that
+	// keeps note.md and Note.md apart, [[note]] is note.md.
+	return pick(candidates, func(n *note) int {
+		r := rank(n) * 2
+		if r > 0 && !strings.HasSuffix("/"+trimMD(n.path), "/"+t.spelled) {
+			r++
+		}
+		return r
+	})
 }
 
 // pickByAlias chooses among the notes that share an alias.

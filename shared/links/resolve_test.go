@@ -45,6 +45,13 @@ func TestResolve(t *testing.T) {
 		{rule: "3. then the shortest path", notes: notesAt("Garden/Ideas.md", "Archive/2024/Ideas.md"), from: "Home.md", target: "Ideas", want: "Garden/Ideas.md"},
 		{rule: "3. the shortest path string, not the fewest folders", notes: notesAt("zzzz/Note.md", "a/b/Note.md"), from: "Home.md", target: "Note", want: "a/b/Note.md"},
 		{rule: "4. then the path that sorts first", notes: notesAt("Projects/Ideas.md", "Projectz/Ideas.md", "Garden2/Ideas.md"), from: "Home.md", target: "Ideas", want: "Garden2/Ideas.md"},
+		{rule: "the exact spelling first", notes: notesAt("note.md", "Note.md"), from: "Home.md", target: "note", want: "note.md"},
+		{rule: "the exact spelling first, whichever sorts first", notes: notesAt("note.md", "Note.md"), from: "Home.md", target: "Note", want: "Note.md"},
+		{rule: "no exact spelling: any letter case, then byte order", notes: notesAt("note.md", "Note.md"), from: "Home.md", target: "NOTE", want: "Note.md"},
+		{rule: "the exact spelling first within rule 2", notes: notesAt("Garden/ideas.md", "Garden/Ideas.md"), from: "Garden/Plan.md", target: "ideas", want: "Garden/ideas.md"},
+		{rule: "the exact spelling first within rule 3", notes: notesAt("A/IDEAS.md", "B/Ideas.md"), from: "Home.md", target: "Ideas", want: "B/Ideas.md"},
+		{rule: "the exact spelling first, for a path", notes: notesAt("garden/Ideas.md", "Garden/Ideas.md"), from: "Home.md", target: "garden/Ideas", want: "garden/Ideas.md"},
+		{rule: "an earlier rule before the exact spelling", notes: notesAt("Ideas.md", "Garden/ideas.md"), from: "Home.md", target: "ideas", want: "Ideas.md"},
 		{rule: "4. byte order, so capitals first", notes: notesAt("garden/Ideas.md", "Garden/Ideas.md"), from: "Home.md", target: "Ideas", want: "Garden/Ideas.md"},
 
 		// Paths from the linking note and from the vault root.

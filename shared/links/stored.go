@@ -353,7 +353,7 @@ type written struct {
 	Target   string `json:"t,omitempty"`
 	Heading  string `json:"h,omitempty"`
 	Block    string `json:"b,omitempty"`
-	Alias    string `json:"a,omitempty"`
+	Display  string `json:"a,omitempty"` // "a" from when it was called the alias: indexes keep it
 	Embed    bool   `json:"e,omitempty"`
 	Markdown bool   `json:"m,omitempty"`
 	Key      string `json:"k,omitempty"`
@@ -366,7 +366,7 @@ type written struct {
 func encodeWritten(r Ref) []byte {
 	l := r.Link
 	data, _ := json.Marshal(written{
-		Target: l.Target, Heading: l.Heading, Block: l.Block, Alias: l.Alias, Embed: l.Embed,
+		Target: l.Target, Heading: l.Heading, Block: l.Block, Display: l.Display, Embed: l.Embed,
 		Markdown: l.Markdown, Key: l.Key, Line: l.Line, Original: l.Original,
 		Text: r.Text, Section: r.Section,
 	}) // strings and numbers only: it cannot fail
@@ -381,7 +381,7 @@ func decodeWritten(data []byte) (Ref, error) {
 	}
 	return Ref{
 		Link: markdown.Link{
-			Target: w.Target, Heading: w.Heading, Block: w.Block, Alias: w.Alias, Embed: w.Embed,
+			Target: w.Target, Heading: w.Heading, Block: w.Block, Display: w.Display, Embed: w.Embed,
 			Markdown: w.Markdown, Key: w.Key, Line: w.Line, Original: w.Original,
 		},
 		Text: w.Text, Section: w.Section,

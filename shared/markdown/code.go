@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// This file finds the parts of a line that are not prose: fenced code blocks, inline code and
-// comments. Code is content (it is indexed) but a "#include" in it is no tag and a "[[x]]" in
-// it is no link. Comments are not content at all.
+// This file finds code: fenced code blocks, and the backtick runs that open and close code
+// spans. Code is content (it is indexed) but a "#include" in it is no tag and a "[[x]]" in it
+// is no link.
 
 // fence is an open fenced code block: a line of at least three backticks or tildes opens it and
 // a line of at least as many of the same closes it. Everything in between is code.
@@ -62,68 +62,6 @@ func unquote(line string, limit int) (quotes int, rest string) {
 	return quotes, line
 }
 
-// piece is a run of a line outside comments. A code piece is inline code (`like this`).
-type piece struct {
-	start, end int
-	code       bool
-}
-
-// visible splits a line that is not in a fenced block into its pieces outside comments. Obsidian
-// hides "%% comments %%" and HTML "<!-- comments -->"; both may span lines, so an open comment
-// is carried over to the next line in p.comment. Inline code is read first: "`%%`" is code,
-// not the start of a comment.
-func (p *parser) visible(line string) []piece {
-	var pieces []piece
-	add := func(start, end int, code bool) {
-		if end > start {
-			pieces = append(pieces, piece{start, end, code})
-		}
-	}
-	start := 0        // where the current piece began
-	var runs runIndex // the line's backtick runs, found when the first backtick is met
-	for i := 0; i < len(line); {
-		if p.comment != "" {
-			end := strings.Index(line[i:], p.comment)
-			if end < 0 {
-				return pieces
-			}
-			i += end + len(p.comment)
-			p.comment, start = "", i
-			continue
-		}
-		switch {
-		case line[i] == '\\':
-			i += 2 // an escaped character is literal, even a backtick
-		case line[i] == '`':
-			if runs == nil {
-				runs = backtickRuns(line)
-			}
-			run := runLength(line[i:], '`')
-			end := runs.next(run, i+run)
-			if end < 0 {
-				i += run // no closing run on this line: literal backticks
-				continue
-			}
-			end += run
-			add(start, i, false)
-			add(i, end, true)
-			i, start = end, end
-		case strings.HasPrefix(line[i:], "%%"):
-			add(start, i, false)
-			p.comment, i = "%%", i+2
-		case strings.HasPrefix(line[i:], "<!--"):
-			add(start, i, false)
-			p.comment, i = "-->", i+4
-		default:
-			i++
-		}
-	}
-	if p.comment == "" {
-		add(start, len(line), false)
-	}
-	return pieces
-}
-
 func runLength(s string, c byte) int {
 	n := 0
 	for n < len(s) && s[n] == c {
@@ -132,9 +70,9 @@ func runLength(s string, c byte) int {
 	return n
 }
 
-// runIndex maps each length of backtick run on a line to where such runs start, in order.
-// Inline code closes at the next run of exactly the opening's length; looking that up here,
-// instead of rescanning the rest of the line for every opening, keeps a hostile line of
+// runIndex maps each length of backtick run in a paragraph to where such runs start, in order.
+// A code span closes at the next run of exactly the opening's length; looking that up here,
+// instead of rescanning the rest of the paragraph for every opening, keeps a hostile line of
 // ever-longer runs ("` “ ``` ...") from costing time quadratic in its length.
 type runIndex map[int][]int
 

@@ -2,7 +2,9 @@ package markdown
 
 import (
 	"fmt"
+	"html"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -19,12 +21,12 @@ type Link struct {
 	Target   string // the note as written: "a", "folder/a", "a.md"; "" for [[#heading]] in this note
 	Heading  string // "h" from [[a#h]]; nested headings keep Obsidian's '#': [[a#h#h2]] gives "h#h2"
 	Block    string // "id" from [[a#^id]]
-	Alias    string // the text shown instead: [[a|alias]], [[a\|alias]] in a table, [alias](a.md)
+	Display  string // the display text, shown instead of the target: [[a|shown]], [[a\|shown]] in a table, [shown](a.md)
 	Embed    bool   // ![[a]] or ![alt](a.png): the target is shown inside the note
 	Markdown bool   // written [text](target) rather than [[target]]
 	Key      string // for a link in the frontmatter, the property holding it ("related", "see.0")
 	Line     int    // 1-based line in the file; 0 for links in the frontmatter
-	Original string // the source text, e.g. "![[a#h|alias]]"
+	Original string // the source text, e.g. "![[a#h|shown]]"
 }
 
 // MaxLinks and MaxTags bound what Parse keeps of one note; the rest is not listed. Real notes
@@ -35,55 +37,13 @@ const (
 	MaxTags  = 10_000
 )
 
-// scan finds the links and tags in line[start:end], a piece of prose on line number.
-func (p *parser) scan(line string, start, end, number int) {
-	line = line[:end] // what begins in the piece must end in it; line[start-1] is still context
-	for i := start; i < end; {
-		switch {
-		case line[i] == '\\':
-			i += 2 // \[ and \# are literal
-		case line[i] == '[':
-			l, n := linkAt(line[i:])
-			if n == 0 {
-				i++
-				continue
-			}
-			l.Line, l.Original = number, line[i:i+n]
-			if i > start && line[i-1] == '!' {
-				l.Embed, l.Original = true, line[i-1:i+n]
-			}
-			if len(p.note.Links) < MaxLinks {
-				p.note.Links = append(p.note.Links, l)
-			}
-			i += n
-		case line[i] == '#' && (i == 0 || line[i-1] == ' ' || line[i-1] == '\t'):
-			name := tagAt(line[i+1:])
-			if validTag(name) && len(p.note.Tags) < MaxTags {
-				p.note.Tags = append(p.note.Tags, Tag{Name: name, Line: number})
-			}
-			i += 1 + len(name)
-		default:
-			i++
-		}
-	}
-}
-
 // maxLink bounds how far a link's end is looked for. Links are short; without a bound, a line
 // of many '[' would be searched from each of them, in time growing with the square of its length.
 const maxLink = 1 << 10
 
-// linkAt parses the link that s starts with, a wikilink or a Markdown link, and returns it with
-// the length of its source text, or n == 0 when s does not start with a link.
-func linkAt(s string) (l Link, n int) {
-	if strings.HasPrefix(s, "[[") {
-		return wikilink(s)
-	}
-	return markdownLink(s)
-}
-
-// wikilink parses "[[target#subpath|alias]]" at the start of s. Obsidian splits the alias off
-// at the first '|' after the first character, so [[|x]] links to "|x". In a table the '|'
-// must be written "\|", and the backslash is not part of the target.
+// wikilink parses "[[target#subpath|display text]]" at the start of s. Obsidian splits the
+// display text off at the first '|' after the first character, so [[|x]] links to "|x". In a
+// table the '|' must be written "\|", and the backslash is not part of the target.
 func wikilink(s string) (l Link, n int) {
 	s = s[:min(len(s), maxLink)]
 	end := strings.Index(s[2:], "]]")
@@ -94,58 +54,152 @@ func wikilink(s string) (l Link, n int) {
 	if strings.Contains(inner, "[[") {
 		return Link{}, 0 // "[[a [[b]]" links only to b, found by the caller one '[' later
 	}
+	if strings.Contains(inner, "\n") {
+		return Link{}, 0 // a wikilink is written on one line
+	}
 	if i := strings.IndexByte(inner[1:], '|'); i >= 0 {
-		inner, l.Alias = strings.TrimSuffix(inner[:i+1], `\`), inner[i+2:]
+		inner, l.Display = strings.TrimSuffix(inner[:i+1], `\`), inner[i+2:]
 	}
 	l.Target, l.Heading, l.Block = splitSubpath(inner)
 	return l, 2 + end + 2
 }
 
-// markdownLink parses "[text](destination)" at the start of s, where the destination is a
-// local file, possibly percent-encoded ("My%20Note.md") or in angle brackets ("<My Note.md>"),
-// and may be followed by a title ("a.md \"title\""). The text may hold balanced brackets, as
-// in "[see [1]](a.md)" or an image that is itself the link, "[![logo](logo.png)](a.md)".
-func markdownLink(s string) (l Link, n int) {
-	s = s[:min(len(s), maxLink)]
-	textEnd, depth := -1, 0
-	for i := 0; i < len(s) && textEnd < 0; i++ {
-		switch s[i] {
-		case '[':
-			depth++
-		case ']':
-			if depth--; depth == 0 {
-				textEnd = i
+// linkTail reads what follows the "]" of a Markdown link, as CommonMark reads an inline link
+// (section 6.3): "(", a destination, an optional title, ")", with spaces, tabs and up to one
+// line end between them. The destination is in angle brackets ("<My Note.md>"), where it may
+// hold spaces, or is written without spaces, with balanced parentheses ("a(1).md"); a
+// backslash escapes a character in either. So "(My Note.md)" is no link: "My" is followed by
+// neither a title nor ")". t starts with "("; n is how many bytes of it the link takes.
+func linkTail(t string) (dest string, n int, ok bool) {
+	t = t[:min(len(t), maxLink)]
+	i := skipSpace(t, 1)
+	if i < len(t) && t[i] == '<' {
+		j := i + 1
+		for ; j < len(t) && t[j] != '>'; j++ {
+			switch {
+			case t[j] == '\\' && j+1 < len(t) && isASCIIPunct(t[j+1]):
+				j++
+			case t[j] == '<' || t[j] == '\n':
+				return "", 0, false
 			}
 		}
-	}
-	if textEnd < 0 || !strings.HasPrefix(s[textEnd+1:], "(") {
-		return Link{}, 0
-	}
-	rest := s[textEnd+2:]
-	var dest string
-	var destEnd int // where in rest the destination ends
-	if strings.HasPrefix(rest, "<") {
-		if destEnd = strings.IndexByte(rest, '>') + 1; destEnd == 0 {
-			return Link{}, 0
+		if j == len(t) {
+			return "", 0, false
 		}
-		dest = rest[1 : destEnd-1]
+		dest, i = t[i+1:j], j+1
 	} else {
-		if destEnd = strings.IndexAny(rest, " )"); destEnd < 0 {
-			return Link{}, 0
+		j, depth := i, 0
+	destination:
+		for ; j < len(t); j++ {
+			switch c := t[j]; {
+			case c == '\\' && j+1 < len(t) && isASCIIPunct(t[j+1]):
+				j++
+			case c == '(':
+				if depth++; depth > 32 {
+					return "", 0, false
+				}
+			case c == ')':
+				if depth == 0 {
+					break destination
+				}
+				depth--
+			case c <= ' ' || c == 0x7f:
+				break destination
+			}
 		}
-		dest = rest[:destEnd]
+		if depth > 0 {
+			return "", 0, false
+		}
+		dest, i = t[i:j], j
 	}
-	closing := strings.IndexByte(rest[destEnd:], ')')
-	if closing < 0 || dest == "" || hasScheme(dest) {
-		return Link{}, 0
+	if j := skipSpace(t, i); j > i && j < len(t) && strings.IndexByte("\"'(", t[j]) >= 0 {
+		closer := t[j]
+		if closer == '(' {
+			closer = ')'
+		}
+		k := j + 1
+		for ; k < len(t) && t[k] != closer; k++ {
+			switch {
+			case t[k] == '\\' && k+1 < len(t) && isASCIIPunct(t[k+1]):
+				k++
+			case t[j] == '(' && t[k] == '(':
+				return "", 0, false
+			}
+		}
+		if k == len(t) {
+			return "", 0, false
+		}
+		i = k + 1
 	}
-	n = textEnd + 2 + destEnd + closing + 1
+	i = skipSpace(t, i)
+	if i == len(t) || t[i] != ')' {
+		return "", 0, false
+	}
+	return dest, i + 1, true
+}
+
+// skipSpace returns where the spaces and tabs at t[i:], with at most one line end among them,
+// end.
+func skipSpace(t string, i int) int {
+	newline := false
+	for ; i < len(t); i++ {
+		switch t[i] {
+		case ' ', '\t':
+		case '\n':
+			if newline {
+				return i
+			}
+			newline = true
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// localLink returns the link that a Markdown destination makes, if it names a file in the
+// vault: not empty, and not a URL such as "https://…". Backslash escapes and entities
+// ("&amp;") are read as CommonMark reads them, then percent-encoding ("My%20Note.md") as
+// Obsidian writes it.
+func localLink(dest string) (l Link, ok bool) {
+	if dest == "" || hasScheme(dest) {
+		return Link{}, false
+	}
+	dest = unescape(dest)
 	if decoded, err := url.PathUnescape(dest); err == nil {
 		dest = decoded
 	}
 	l.Target, l.Heading, l.Block = splitSubpath(dest)
-	l.Alias, l.Markdown = s[1:textEnd], true
-	return l, n
+	return l, true
+}
+
+// entity matches an HTML entity or numeric character reference, which CommonMark reads in a
+// link destination (section 2.5).
+var entity = regexp.MustCompile(`^&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});`)
+
+// unescape reads the backslash escapes and entities of a destination.
+func unescape(s string) string {
+	if !strings.ContainsAny(s, "\\&") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\\' && i+1 < len(s) && isASCIIPunct(s[i+1]):
+			i++
+			b.WriteByte(s[i])
+		case s[i] == '&':
+			if m := entity.FindString(s[i:]); m != "" {
+				b.WriteString(html.UnescapeString(m))
+				i += len(m) - 1
+				continue
+			}
+			b.WriteByte('&')
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
 }
 
 // hasScheme reports whether dest is a URL such as "https://…", "mailto:…" or "obsidian://…".
@@ -201,8 +255,10 @@ func validTag(name string) bool {
 }
 
 // frontmatterTags reads the "tags" property (in any letter case; Obsidian dropped the singular
-// "tag" in version 1.9). It may be a list, or a string of tags separated by commas or spaces, and
-// a tag may be written with or without its '#'.
+// "tag" in version 1.9). It may be a list, or a string of tags separated by commas or YAML's
+// white space (spaces and tabs), and a tag may be written with or without its '#'. A no-break
+// or ideographic space separates nothing, as in YAML: "-\u00a0x" is one piece, which is no tag,
+// rather than the list item "x" its author may have meant.
 func frontmatterTags(fields map[string]any) []Tag {
 	var tags []Tag
 	add := func(name string) {
@@ -216,7 +272,7 @@ func frontmatterTags(fields map[string]any) []Tag {
 		}
 		switch v := fields[key].(type) {
 		case string:
-			for _, name := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
+			for _, name := range strings.FieldsFunc(v, func(r rune) bool { return strings.ContainsRune(", \t\r\n", r) }) {
 				add(name)
 			}
 		case []any:

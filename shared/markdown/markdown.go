@@ -1,10 +1,15 @@
 // Package markdown turns an Obsidian note into what a search index holds: its headings, its
 // sections cut into chunks that can be embedded, its links and its tags.
 //
-// It reads the Markdown that Obsidian writes, line by line, including what Obsidian adds to
-// CommonMark: wikilinks, #tags, %% comments %%. It is not a full Markdown
-// parser; it knows exactly as much structure as indexing needs (headings, code, comments), and
-// the tests compare what it finds with what a running Obsidian reported for the same notes.
+// It reads the Markdown that Obsidian writes, including what Obsidian adds to CommonMark:
+// wikilinks, #tags, %% comments %% and $$ math $$. Blocks are found line by line, and the text
+// of each paragraph is read as CommonMark reads inline content, where code spans, links and
+// comments may cross line ends. It renders nothing and knows exactly as much structure as
+// indexing needs (headings, code, comments, math, links); the tests hold it to the examples of
+// the CommonMark spec for those, and to what a running Obsidian reported for real notes.
+//
+// Simplified: setext headings (text underlined with === or ---) and indented code blocks are
+// read as text, and link reference definitions ("[x]: /url") are not read.
 package markdown
 
 import (
@@ -63,18 +68,8 @@ func Parse(notePath, content string) Note {
 		Tags:        frontmatterTags(fm.Fields),
 		Aliases:     frontmatterAliases(fm.Fields),
 	}
-	p := parser{note: &n, current: Section{Line: bodyLine}, maxSections: MaxSections(len(body))}
-	// Line by line, without a slice of all the lines: a note of empty lines would make one of
-	// 16 bytes for each byte of the note.
-	for number := bodyLine; ; number++ {
-		line, rest, more := strings.Cut(body, "\n")
-		p.line(number, strings.TrimSuffix(line, "\r"))
-		if !more {
-			break
-		}
-		body = rest
-	}
-	p.endSection()
+	p := parser{note: &n}
+	p.read(body, bodyLine)
 
 	for i := range n.Sections {
 		n.Sections[i].Chunks = chunk(prefix(n.Title, n.Sections[i].Trail), n.Sections[i].Text)
@@ -99,12 +94,20 @@ const sectionShare = 512
 type parser struct {
 	note        *Note
 	fence       fence           // the open code fence, if any
-	comment     string          // the marker that closes the open comment ("%%" or "-->"), if any
+	html        htmlBlock       // the open HTML comment block, if any
+	math        bool            // a $$ math block is open
+	comment     bool            // a %% comment is open
+	para        []srcLine       // the lines of the paragraph being read, not yet scanned
+	scanner     scanner         // reads them
+	quotes      int             // how many blockquote levels its last line sits in
+	rest        string          // the body after the current line
+	mathClosed  bool            // no "$$" follows in the body: none can close a math block
 	current     Section         // the section being read
 	text        strings.Builder // its lines so far, each after a newline but the first
 	lines       int             // how many
 	trail       []Heading
 	maxSections int
+	onCode      func(code string) // if set, called with each code span, backticks included
 }
 
 // add appends a line to the current section's text.
@@ -116,8 +119,12 @@ func (p *parser) add(line string) {
 	p.lines++
 }
 
+// line reads one line of the body. Blocks (fences, headings, HTML comments, math) are
+// recognised line by line, as CommonMark does; the text of a paragraph is read when the
+// paragraph ends, since code spans, links and comments inside it may cross line ends.
 func (p *parser) line(number int, line string) {
-	if p.fence.open() {
+	switch {
+	case p.fence.open():
 		code, closes := p.fence.within(line)
 		if closes {
 			p.fence = fence{}
@@ -126,39 +133,182 @@ func (p *parser) line(number int, line string) {
 			p.add(line) // code is content, but holds no headings, links or tags
 			return
 		}
-	}
-
-	startsInComment := p.comment != ""
-	if !startsInComment {
-		if f, ok := openFence(line); ok {
-			p.fence = f
-			p.add(line)
+	case p.html.open():
+		if p.htmlLine(number, line) {
 			return
 		}
-	}
-	pieces := p.visible(line)
-	if len(pieces) == 0 && line != "" {
-		return // the line is all comment
-	}
-	text := line
-	if len(pieces) != 1 || pieces[0].end-pieces[0].start != len(line) {
-		var visible strings.Builder
-		for _, pc := range pieces {
-			visible.WriteString(line[pc.start:pc.end])
-		}
-		text = visible.String()
+	case p.math:
+		p.mathLine(number, line)
+		return
 	}
 
-	if level, heading, ok := atxHeading(text); ok && !startsInComment {
-		p.startSection(Heading{Text: heading, Level: level, Line: number}, text)
-	} else {
+	kind := p.classify(line)
+	if kind != textLine {
+		p.flush() // the paragraph ends here, so whether a %% comment is open is now known
+	}
+	if p.comment && kind != blankLine {
+		// Inside a %% comment nothing starts a block: the line is hidden text.
+		p.para = append(p.para, srcLine{number: number, text: line})
+		return
+	}
+	switch kind {
+	case blankLine:
+		p.add(line)
+	case fenceLine:
+		p.fence, _ = openFence(line)
+		p.add(line)
+	case htmlLine:
+		p.html = htmlBlock{quotes: p.quotes + 1}
+		p.htmlLine(number, line)
+	case mathLine:
+		p.math = true
+		p.add(line)
+	case headingLine:
+		p.para = append(p.para, srcLine{number: number, text: line})
+		p.flushHeading()
+	default:
+		p.para = append(p.para, srcLine{number: number, text: line})
+	}
+}
+
+// The kinds of line that end the paragraph before them, and textLine, which continues it.
+type lineKind int
+
+const (
+	textLine lineKind = iota
+	blankLine
+	headingLine
+	fenceLine
+	htmlLine  // a line that starts with "<!--" and does not close it: an HTML comment block
+	mathLine  // a line that starts with "$$" and does not close it, with a "$$" further on
+	otherLine // a list item, a rule, a deeper blockquote, a one-line comment or math: a block
+)
+
+// classify says what kind of line line is, from where it starts. It also records how many
+// blockquote levels the line sits in.
+func (p *parser) classify(line string) lineKind {
+	quotes, rest := unquote(line, len(line))
+	deeper := quotes > p.quotes
+	p.quotes = quotes
+	body := strings.TrimLeft(rest, " ")
+	indented := len(rest)-len(body) > 3
+	switch {
+	case strings.TrimSpace(rest) == "":
+		return blankLine
+	case quotes == 0 && isHeading(line):
+		return headingLine
+	case isFence(line):
+		return fenceLine
+	case indented:
+	case strings.HasPrefix(body, "<!--") && !closesComment(body[4:]):
+		return htmlLine
+	case strings.HasPrefix(body, "$$") && !strings.Contains(body[2:], "$$") && p.mathCloses():
+		return mathLine
+	case strings.HasPrefix(body, "<!--") || strings.HasPrefix(body, "$$") || isThematicBreak(body):
+		return otherLine // a comment or math that closes on its line, or a rule
+	}
+	if deeper || isListItem(body) {
+		return otherLine
+	}
+	return textLine
+}
+
+// mathCloses reports whether a "$$" follows in the body, to close a math block that opens on
+// this line. One that nothing closes is not a math block: it would hide every link below it.
+// Once none follows, none will, so the search costs at most one pass over the note.
+func (p *parser) mathCloses() bool {
+	if !p.mathClosed && !strings.Contains(p.rest, "$$") {
+		p.mathClosed = true
+	}
+	return !p.mathClosed
+}
+
+// mathLine reads a line inside a $$ math block: LaTeX, which is content (search finds it) but
+// holds no links or tags. The line that holds the closing "$$" ends the block; what follows
+// it on that line is read as text.
+func (p *parser) mathLine(number int, line string) {
+	end := strings.Index(line, "$$")
+	if end < 0 {
+		p.add(line)
+		return
+	}
+	p.math = false
+	p.para = append(p.para, srcLine{number: number, text: line, skip: end + 2})
+	p.flush()
+}
+
+// htmlBlock is an open HTML comment block: a line that starts with "<!--" opens one, and it
+// runs to the line holding "-->" (CommonMark's HTML block of type 2), or to the end of the
+// blockquote that holds it, or of the note.
+type htmlBlock struct {
+	quotes int // 1 + the blockquote levels it sits in; 0 when no block is open
+}
+
+func (h htmlBlock) open() bool { return h.quotes > 0 }
+
+// htmlLine reads a line while an HTML comment block is open, and reports whether the line is
+// done with; a line outside the blockquote that held the block is not, and is read anew.
+func (p *parser) htmlLine(number int, line string) bool {
+	quotes, _ := unquote(line, p.html.quotes-1)
+	if quotes < p.html.quotes-1 {
+		p.html = htmlBlock{}
+		return false
+	}
+	end := strings.Index(line, "-->")
+	if end < 0 {
+		return true // a line of the comment
+	}
+	p.html = htmlBlock{}
+	// The block ends on this line; what follows the comment is text.
+	p.para = append(p.para, srcLine{number: number, text: line, skip: end + 3, hideSkipped: true})
+	p.flush()
+	return true
+}
+
+// flush reads the paragraph gathered so far: its links, tags and comments, and its text, with
+// the comments left out, into the current section.
+func (p *parser) flush() {
+	if len(p.para) == 0 {
+		return
+	}
+	for _, text := range p.scanParagraph() {
 		p.add(text)
 	}
-	for _, pc := range pieces {
-		if !pc.code {
-			p.scan(line, pc.start, pc.end, number)
-		}
+	p.para = p.para[:0]
+}
+
+// flushHeading reads the one line gathered, a line that starts as an ATX heading does: it is
+// a heading if some of its text is outside comments, and starts a section.
+func (p *parser) flushHeading() {
+	number := p.para[0].number
+	visible := p.scanParagraph()
+	p.para = p.para[:0]
+	if len(visible) == 0 {
+		return
 	}
+	if level, heading, ok := atxHeading(visible[0]); ok {
+		p.startSection(Heading{Text: heading, Level: level, Line: number}, visible[0])
+		return
+	}
+	p.add(visible[0])
+}
+
+// read reads the body of a note, whose first line is line bodyLine of the file, into the note.
+func (p *parser) read(body string, bodyLine int) {
+	p.current, p.maxSections = Section{Line: bodyLine}, MaxSections(len(body))
+	// Line by line, without a slice of all the lines: a note of empty lines would make one of
+	// 16 bytes for each byte of the note.
+	for number := bodyLine; ; number++ {
+		line, rest, more := strings.Cut(body, "\n")
+		p.rest = rest
+		p.line(number, strings.TrimSuffix(line, "\r"))
+		if !more {
+			break
+		}
+		body = rest
+	}
+	p.flush()
+	p.endSection()
 }
 
 // startSection starts a section at heading h, written as line, or, past MaxSections, makes

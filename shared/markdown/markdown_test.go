@@ -168,21 +168,24 @@ func TestLinks(t *testing.T) {
 		{"[[a#H#Sub]]", []L{{Target: "a", Heading: "H#Sub", Line: 1, Original: "[[a#H#Sub]]"}}},
 		{"[[a#^b1]]", []L{{Target: "a", Block: "b1", Line: 1, Original: "[[a#^b1]]"}}},
 		{"[[#Here]]", []L{{Heading: "Here", Line: 1, Original: "[[#Here]]"}}},
-		{"[[a|shown]]", []L{{Target: "a", Alias: "shown", Line: 1, Original: "[[a|shown]]"}}},
-		{`| [[a\|shown]] |`, []L{{Target: "a", Alias: "shown", Line: 1, Original: `[[a\|shown]]`}}},
+		{"[[a|shown]]", []L{{Target: "a", Display: "shown", Line: 1, Original: "[[a|shown]]"}}},
+		{`| [[a\|shown]] |`, []L{{Target: "a", Display: "shown", Line: 1, Original: `[[a\|shown]]`}}},
 		{"![[pic.png]]", []L{{Target: "pic.png", Embed: true, Line: 1, Original: "![[pic.png]]"}}},
-		{"![[a#H|x]]", []L{{Target: "a", Heading: "H", Alias: "x", Embed: true, Line: 1, Original: "![[a#H|x]]"}}},
+		{"![[a#H|x]]", []L{{Target: "a", Heading: "H", Display: "x", Embed: true, Line: 1, Original: "![[a#H|x]]"}}},
 		{"[[a]] and [[b]]", []L{{Target: "a", Line: 1, Original: "[[a]]"}, {Target: "b", Line: 1, Original: "[[b]]"}}},
 		{"[[a [[b]]", []L{{Target: "b", Line: 1, Original: "[[b]]"}}},
-		{"[text](note.md)", []L{{Target: "note.md", Alias: "text", Markdown: true, Line: 1, Original: "[text](note.md)"}}},
-		{"[t](My%20Note.md#Part)", []L{{Target: "My Note.md", Heading: "Part", Alias: "t", Markdown: true, Line: 1, Original: "[t](My%20Note.md#Part)"}}},
-		{"[t](<My Note.md>)", []L{{Target: "My Note.md", Alias: "t", Markdown: true, Line: 1, Original: "[t](<My Note.md>)"}}},
-		{`[t](a.md "title")`, []L{{Target: "a.md", Alias: "t", Markdown: true, Line: 1, Original: `[t](a.md "title")`}}},
-		{"![alt](pic.png)", []L{{Target: "pic.png", Alias: "alt", Embed: true, Markdown: true, Line: 1, Original: "![alt](pic.png)"}}},
-		{"[t](#Here)", []L{{Heading: "Here", Alias: "t", Markdown: true, Line: 1, Original: "[t](#Here)"}}},
-		{"[see [1]](a.md)", []L{{Target: "a.md", Alias: "see [1]", Markdown: true, Line: 1, Original: "[see [1]](a.md)"}}},
-		{"[![logo](logo.png)](a.md)", []L{{Target: "a.md", Alias: "![logo](logo.png)", Markdown: true, Line: 1, Original: "[![logo](logo.png)](a.md)"}}},
-		{"[unclosed [t](a.md)", []L{{Target: "a.md", Alias: "t", Markdown: true, Line: 1, Original: "[t](a.md)"}}},
+		{"[text](note.md)", []L{{Target: "note.md", Display: "text", Markdown: true, Line: 1, Original: "[text](note.md)"}}},
+		{"[t](My%20Note.md#Part)", []L{{Target: "My Note.md", Heading: "Part", Display: "t", Markdown: true, Line: 1, Original: "[t](My%20Note.md#Part)"}}},
+		{"[t](<My Note.md>)", []L{{Target: "My Note.md", Display: "t", Markdown: true, Line: 1, Original: "[t](<My Note.md>)"}}},
+		{`[t](a.md "title")`, []L{{Target: "a.md", Display: "t", Markdown: true, Line: 1, Original: `[t](a.md "title")`}}},
+		{"![alt](pic.png)", []L{{Target: "pic.png", Display: "alt", Embed: true, Markdown: true, Line: 1, Original: "![alt](pic.png)"}}},
+		{"[t](#Here)", []L{{Heading: "Here", Display: "t", Markdown: true, Line: 1, Original: "[t](#Here)"}}},
+		{"[see [1]](a.md)", []L{{Target: "a.md", Display: "see [1]", Markdown: true, Line: 1, Original: "[see [1]](a.md)"}}},
+		{"[![logo](logo.png)](a.md)", []L{ // an image that is a link: both, as CommonMark reads them
+			{Target: "a.md", Display: "![logo](logo.png)", Markdown: true, Line: 1, Original: "[![logo](logo.png)](a.md)"},
+			{Target: "logo.png", Display: "logo", Embed: true, Markdown: true, Line: 1, Original: "![logo](logo.png)"},
+		}},
+		{"[unclosed [t](a.md)", []L{{Target: "a.md", Display: "t", Markdown: true, Line: 1, Original: "[t](a.md)"}}},
 		{"\n\n[[third line]]", []L{{Target: "third line", Line: 3, Original: "[[third line]]"}}},
 		// Not links:
 		{"[web](https://example.org/a.md)", nil},
@@ -197,6 +200,30 @@ func TestLinks(t *testing.T) {
 		{"%%\n[[a long\n[[comment]]\n%%", nil},
 		{"<!-- [[an HTML comment]] -->", nil},
 		{"[[no end", nil},
+
+		// Markdown links as CommonMark reads them.
+		{"[text](My Note.md)", nil}, // a space ends the destination, and "Note.md)" is no title
+		{"[t](<My Note.md> 'title')", []L{{Target: "My Note.md", Display: "t", Markdown: true, Line: 1, Original: "[t](<My Note.md> 'title')"}}},
+		{"[t](a(1).md)", []L{{Target: "a(1).md", Display: "t", Markdown: true, Line: 1, Original: "[t](a(1).md)"}}},
+		{`[t](a\).md)`, []L{{Target: "a).md", Display: "t", Markdown: true, Line: 1, Original: `[t](a\).md)`}}},
+		{"[t](a&amp;b.md)", []L{{Target: "a&b.md", Display: "t", Markdown: true, Line: 1, Original: "[t](a&amp;b.md)"}}},
+		{"[a\nlink](\n  b.md\n)", []L{{Target: "b.md", Display: "a\nlink", Markdown: true, Line: 1, Original: "[a\nlink](\n  b.md\n)"}}},
+		{"[outer [inner](a.md)](b.md)", []L{{Target: "a.md", Display: "inner", Markdown: true, Line: 1, Original: "[inner](a.md)"}}},
+		{"[t](a.md \"unclosed)", nil},
+		{"`[t](`a.md)", nil}, // the code span starts first
+
+		// Code spans and comments as CommonMark reads them.
+		{"`start\n[[Link]] end`", nil}, // a code span may cross a line end
+		{"`start\n\n[[Link]] end`", []L{{Target: "Link", Line: 3, Original: "[[Link]]"}}}, // but not a blank line
+		{"- `a\n- [[b]] c`", []L{{Target: "b", Line: 2, Original: "[[b]]"}}},              // nor a new list item
+		{"see a <!-- unterminated [[a]]\n\n[[b]]", []L{{Target: "a", Line: 1, Original: "[[a]]"}, {Target: "b", Line: 3, Original: "[[b]]"}}},
+		{"a <!-- over\n[[hidden]] --> [[shown]]", []L{{Target: "shown", Line: 2, Original: "[[shown]]"}}},
+		{"<!--\n[[a]]\n\n[[b]]\n-->\n[[c]]", []L{{Target: "c", Line: 6, Original: "[[c]]"}}},
+		{"<!-- never closed\n\n[[a]]", nil}, // a comment block runs to the end
+		{"$$\n[[in math]]\n$$\n[[after]]", []L{{Target: "after", Line: 4, Original: "[[after]]"}}},
+		{"$$x [[in math]]$$ [[after]]", []L{{Target: "after", Line: 1, Original: "[[after]]"}}},
+		{"costs $$ and [[a]]", []L{{Target: "a", Line: 1, Original: "[[a]]"}}}, // nothing closes the $$
+		{"[[a\nb]]", nil},
 	} {
 		if got := markdown.Parse("n.md", tc.content).Links; !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("links of %q:\n got %+v\nwant %+v", tc.content, got, tc.want)
@@ -208,7 +235,7 @@ func TestFrontmatterLinks(t *testing.T) {
 	content := "---\nup: \"[[Index]]\"\nsee:\n  - \"[[a#H]]\"\n  - \"![[b|B]]\"\nplain: no link\n---\n[[body]]"
 	want := []markdown.Link{
 		{Target: "a", Heading: "H", Key: "see.0", Original: "[[a#H]]"},
-		{Target: "b", Alias: "B", Embed: true, Key: "see.1", Original: "![[b|B]]"},
+		{Target: "b", Display: "B", Embed: true, Key: "see.1", Original: "![[b|B]]"},
 		{Target: "Index", Key: "up", Original: "[[Index]]"},
 		{Target: "body", Line: 8, Original: "[[body]]"},
 	}
@@ -237,6 +264,11 @@ func TestTags(t *testing.T) {
 		{"%% #hidden %% #shown", []string{"shown"}},
 		{"<!-- #hidden -->", nil},
 		{`\#escaped`, nil},
+		{"#Bob#Alice", []string{"Bob", "Alice"}}, // a tag may follow a tag
+		{"#123#Alice a#b#c", nil},
+		{"[see #tag](a.md) #out", []string{"out"}},
+		{"`a\n#code` #prose", []string{"prose"}},
+		{"$$\n#math\n$$", nil},
 	} {
 		var got []string
 		for _, tag := range markdown.Parse("n.md", tc.content).Tags {
@@ -262,6 +294,8 @@ func TestFrontmatterTags(t *testing.T) {
 		{"tag: old", nil}, // the singular "tag" is gone since Obsidian 1.9
 		{"tags: [2024, not valid, ok]", []string{"ok"}},
 		{"tags:", nil},
+		{"tags:\n  -\u00a0x", nil}, // a dash and a no-break space: the text "-\u00a0x", no list
+		{"tags:\n  -\u3000x\n  -\u3000y", nil},
 	} {
 		n := markdown.Parse("n.md", "---\n"+tc.yaml+"\n---\n#body")
 		var got []string
@@ -308,6 +342,37 @@ func TestComments(t *testing.T) {
 	if len(n.Links) != 0 || len(n.Tags) != 0 {
 		t.Errorf("links %v and tags %v found in comments", n.Links, n.Tags)
 	}
+
+	// A comment that opens at the end of a paragraph hides the lines after it.
+	n = markdown.Parse("n.md", "Text\n%%\n- [[hidden]] #hidden\n%%\nShown [[shown]]")
+	if got := n.Sections[0].Text; got != "Text\nShown [[shown]]" || len(n.Links) != 1 || len(n.Tags) != 0 {
+		t.Errorf("text %q, links %v, tags %v", got, n.Links, n.Tags)
+	}
+}
+
+// An unclosed "<!--" in a line is text: it hides nothing, and the sections after it are read.
+// Only a line that starts with "<!--" opens a comment block, which may run to the end.
+func TestUnclosedHTMLComment(t *testing.T) {
+	n := markdown.Parse("n.md", "# HTML\nsee a <!-- unterminated\n## Later\nfound text\n")
+	var headings, texts []string
+	for _, s := range n.Sections {
+		headings, texts = append(headings, s.Heading), append(texts, s.Text)
+	}
+	if !reflect.DeepEqual(headings, []string{"HTML", "Later"}) || !reflect.DeepEqual(texts, []string{"see a <!-- unterminated", "found text"}) {
+		t.Errorf("sections %q with texts %q", headings, texts)
+	}
+	n = markdown.Parse("n.md", "# HTML\n<!-- a block\n## Hidden\n")
+	if len(n.Sections) != 1 || n.Sections[0].Text != "" {
+		t.Errorf("a comment block: sections %+v", n.Sections)
+	}
+}
+
+// Properties are read as YAML 1.2 does: a leading zero is no octal.
+func TestPropertiesAreYAML12(t *testing.T) {
+	n := markdown.Parse("n.md", "---\nzip: 01234\nsize: 1_000\n---\n")
+	if zip, size := n.Frontmatter.Fields["zip"], n.Frontmatter.Fields["size"]; fmt.Sprint(zip) != "1234" || size != "1_000" {
+		t.Errorf("zip %#v, size %#v; want 1234 and the text 1_000", zip, size)
+	}
 }
 
 func TestBadFrontmatterKeepsTheNote(t *testing.T) {
@@ -327,7 +392,7 @@ func ExampleParse() {
 		fmt.Printf("%q\n", s.Chunks)
 	}
 	for _, l := range n.Links {
-		fmt.Printf("line %d: %s → note %q, heading %q, shown as %q\n", l.Line, l.Original, l.Target, l.Heading, l.Alias)
+		fmt.Printf("line %d: %s → note %q, heading %q, shown as %q\n", l.Line, l.Original, l.Target, l.Heading, l.Display)
 	}
 	for _, t := range n.Tags {
 		fmt.Printf("tag %s on line %d\n", t.Name, t.Line)

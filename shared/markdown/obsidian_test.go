@@ -214,10 +214,10 @@ func obsidianLinkText(l markdown.Link) string {
 	return s
 }
 
-// displayText is what Obsidian shows for a link: the alias, or "note > heading > subheading".
+// displayText is what Obsidian shows for a link: its display text, or "note > heading > subheading".
 func displayText(l markdown.Link) string {
-	if l.Alias != "" || l.Markdown {
-		return l.Alias
+	if l.Display != "" || l.Markdown {
+		return l.Display
 	}
 	var parts []string
 	if l.Target != "" {

@@ -41,7 +41,7 @@ type linkJSON struct {
 	Target  string `json:"target"`
 	Heading string `json:"heading,omitempty"`
 	Block   string `json:"block,omitempty"`
-	Alias   string `json:"alias,omitempty"`
+	Display string `json:"display,omitempty"` // shown instead of the target: [[a|shown]]
 	Embed   bool   `json:"embed,omitempty"`
 	Line    int    `json:"line,omitempty"` // 0, and so left out, for links in the frontmatter
 	Key     string `json:"frontmatterKey,omitempty"`
@@ -70,7 +70,7 @@ func getOutline(notes *vault.Vault) server.ToolHandlerFunc {
 		}
 		for _, l := range note.Links {
 			out.Links = append(out.Links, linkJSON{
-				Target: l.Target, Heading: l.Heading, Block: l.Block, Alias: l.Alias,
+				Target: l.Target, Heading: l.Heading, Block: l.Block, Display: l.Display,
 				Embed: l.Embed, Line: l.Line, Key: l.Key,
 			})
 		}
