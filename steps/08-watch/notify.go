@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"log/slog"
-	"maps"
-	"slices"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -157,21 +155,6 @@ func (e *noteEvents) changed(path string, listChanged bool) {
 			e.send(l, mcp.MethodNotificationResourcesListChanged, nil)
 		}
 		if asked, ok := l.follows[uri]; ok {
-			e.send(l, mcp.MethodNotificationResourceUpdated, map[string]any{"uri": asked})
-		}
-	}
-}
-
-// changedAll tells every listener that anything may have changed, after the watcher lost
-// events and the index was compared with the disk.
-func (e *noteEvents) changedAll() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for l := range e.listeners {
-		if l.listChanged {
-			e.send(l, mcp.MethodNotificationResourcesListChanged, nil)
-		}
-		for _, asked := range slices.Sorted(maps.Values(l.follows)) {
 			e.send(l, mcp.MethodNotificationResourceUpdated, map[string]any{"uri": asked})
 		}
 	}
