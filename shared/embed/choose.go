@@ -21,7 +21,8 @@ import (
 // client says where Ollama is; api.ClientFromEnvironment gives one for OLLAMA_HOST. The check
 // takes at most a few seconds, and milliseconds when nothing listens at that address.
 func Choose(ctx context.Context, mode string, client *api.Client, logger *slog.Logger) (Embedder, error) {
-	return ChooseModel(ctx, mode, DefaultModel, client, logger)
+	ollama := NewOllama(client, DefaultModel)
+	return choose(ctx, mode, ollama, ollama.Check, logger)
 }
 
 // CheckMode refuses a value of the -embedder flag that Choose does not know, without choosing:
@@ -38,6 +39,20 @@ func CheckMode(mode string) error {
 // vectors is not in Ollama's list of models, so for any model but DefaultModel it is measured
 // by embedding one short text.
 func ChooseModel(ctx context.Context, mode, model string, client *api.Client, logger *slog.Logger) (Embedder, error) {
+	ollama := NewOllama(client, model)
+	ready := func(ctx context.Context) error {
+		err := ollama.Check(ctx)
+		if err == nil && !sameModel(ollama.Model(), DefaultModel) {
+			err = ollama.MeasureDimensions(ctx)
+		}
+		return err
+	}
+	return choose(ctx, mode, ollama, ready, logger)
+}
+
+// choose returns what mode asks for, as Choose says: ollama if ready says it can serve, else
+// the offline embedder when mode allows it.
+func choose(ctx context.Context, mode string, ollama *Ollama, ready func(context.Context) error, logger *slog.Logger) (Embedder, error) {
 	if err := CheckMode(mode); err != nil {
 		return nil, err
 	}
@@ -45,12 +60,7 @@ func ChooseModel(ctx context.Context, mode, model string, client *api.Client, lo
 		logger.Info("embedder", "model", OfflineModel, "kind", "lexical: matches words, not meaning")
 		return NewOffline(), nil
 	}
-
-	ollama := NewOllama(client, model)
-	err := ollama.Check(ctx)
-	if err == nil && !sameModel(ollama.Model(), DefaultModel) {
-		err = ollama.MeasureDimensions(ctx)
-	}
+	err := ready(ctx)
 	switch {
 	case err == nil:
 		logger.Info("embedder", "model", ollama.Model(), "dimensions", ollama.Dimensions())
