@@ -2,26 +2,34 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"go/ast"
+	"go/importer"
 	"go/parser"
 	"go/token"
+	"go/types"
+	"io"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
-	"strconv"
+	"sort"
 	"strings"
 )
 
 // A step uses a shared package one declaration at a time: step 2 calls guard.Local, step 9
-// guard.Wrap. So the listing is made of declarations, not packages: the ones the step names,
-// and, in turn, the ones those name, found by reading the source (go/ast), without type
-// checking. It errs on the side of showing too much, never too little.
+// guard.Wrap. So the listing is made of declarations, not packages: the ones the step's code
+// refers to, and, in turn, the ones those refer to. The step and the shared packages are type
+// checked (go/types, with the compiled export data of everything else), so each name leads to
+// the one declaration it denotes: a method is reached when it is called (x.M) or taken as a
+// value, not because another type has a method of the same name.
 //
-// Methods are the one guess. A method is reached when its type is and its name is called
-// somewhere in what is reached (x.Name), or when its name is one the standard library calls
-// through an interface (ServeHTTP, Error, Read, ...), since such calls are not in our source.
+// Calls through an interface are the one guess, as they are for the linker: a method is
+// reached when its type is, and a reached call of that interface method could land on it (its
+// type implements the interface), or when the standard library calls it through an interface
+// (Error, ServeHTTP, Read, ...), since such calls are not in our source. It errs on the side of
+// showing too much, never too little.
 
 // interfaceMethods are methods the standard library calls through its interfaces.
 var interfaceMethods = map[string]bool{
@@ -32,36 +40,12 @@ var interfaceMethods = map[string]bool{
 }
 
 // decl is one top-level declaration of a shared package: a function, a method, or a whole
-// const, var, type or import-free group.
+// const, var or type group.
 type decl struct {
 	pkg  *sharedPackage
 	file string // the file's path, relative to the repository
 	node ast.Decl
 	src  []byte // the file's source
-}
-
-// id names the declaration as taughtIn does: its package folder and name, with the receiver's
-// type for a method ("shared/store.Store.Compact"), and the first name of a group.
-func (d *decl) id() string {
-	name := ""
-	switch n := d.node.(type) {
-	case *ast.FuncDecl:
-		name = n.Name.Name
-		if n.Recv != nil {
-			name = receiverType(n.Recv.List[0].Type) + "." + name
-		}
-	case *ast.GenDecl:
-		if len(n.Specs) == 0 {
-			break
-		}
-		switch s := n.Specs[0].(type) {
-		case *ast.TypeSpec:
-			name = s.Name.Name
-		case *ast.ValueSpec:
-			name = s.Names[0].Name
-		}
-	}
-	return d.pkg.dir + "." + name
 }
 
 // text returns the declaration's source, with its doc comment.
@@ -80,183 +64,219 @@ func (d *decl) text(fset *token.FileSet) string {
 	return string(d.src[fset.Position(start).Offset:fset.Position(d.node.End()).Offset])
 }
 
-// sharedPackage is a shared package, parsed.
+// sharedPackage is a shared package, parsed and type checked.
 type sharedPackage struct {
 	path, dir string // import path, and folder relative to the repository
-	name      string
 	files     []*ast.File
-	srcs      map[*ast.File][]byte
-	fileNames map[*ast.File]string
-	names     map[string]*decl            // top-level name → its declaration
-	methods   map[string]map[string]*decl // receiver type → method name → method
-	doc       string                      // the package comment and clause
+	decls     []*decl // in the order of their position
+	doc       string  // the package comment and clause
 }
 
-// program is a step and the shared packages it reaches, parsed.
+// program is a step and the shared packages it reaches, parsed and type checked.
 type program struct {
 	fset   *token.FileSet
+	info   *types.Info
 	step   []*ast.File
 	shared map[string]*sharedPackage // by import path
-	order  []string                  // import paths, as go list gives them
+	order  []string                  // import paths, as go list gives them: each after its imports
+	decls  []*decl                   // every shared declaration, by position
 }
 
-// loadProgram parses a step's files and those of every shared package it imports, directly
-// or not.
+// listed is what go list says of a package.
+type listed struct {
+	ImportPath, Dir, Name, Export string
+	GoFiles                       []string
+}
+
+// loadProgram parses and type checks a step's files and those of every shared package it
+// imports, directly or not. Other packages come from their export data, which go list -export
+// compiles (or finds in the build cache).
 func loadProgram(ctx context.Context, root, stepDir string) (*program, error) {
-	cmd := exec.CommandContext(ctx, "go", "list", "-deps", "-f",
-		"{{.ImportPath}}\t{{.Dir}}\t{{.Name}}\t{{join .GoFiles \"\\t\"}}", "./steps/"+stepDir)
+	cmd := exec.CommandContext(ctx, "go", "list", "-deps", "-export", "-json=ImportPath,Dir,Name,Export,GoFiles", "./steps/"+stepDir)
 	cmd.Dir = root
+	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, fmt.Errorf("go list ./steps/%s: %w", stepDir, err)
 	}
-	p := &program{fset: token.NewFileSet(), shared: map[string]*sharedPackage{}}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		fields := strings.Split(line, "\t")
-		importPath, dir, name, files := fields[0], fields[1], fields[2], fields[3:]
-		isShared := strings.HasPrefix(importPath, "vaultmcp/shared/")
-		if !isShared && !strings.HasPrefix(importPath, "vaultmcp/steps/") {
+	var pkgs []listed
+	for dec := json.NewDecoder(strings.NewReader(string(out))); ; {
+		var l listed
+		if err := dec.Decode(&l); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("go list ./steps/%s: %w", stepDir, err)
+		}
+		pkgs = append(pkgs, l)
+	}
+
+	p := &program{fset: token.NewFileSet(), shared: map[string]*sharedPackage{}, info: &types.Info{
+		Uses:       map[*ast.Ident]types.Object{},
+		Defs:       map[*ast.Ident]types.Object{},
+		Selections: map[*ast.SelectorExpr]*types.Selection{},
+	}}
+	exports := map[string]string{}
+	for _, l := range pkgs {
+		exports[l.ImportPath] = l.Export
+	}
+	compiled := importer.ForCompiler(p.fset, "gc", func(path string) (io.ReadCloser, error) {
+		if exports[path] == "" {
+			return nil, fmt.Errorf("no export data for %s", path)
+		}
+		return os.Open(exports[path])
+	})
+	checked := map[string]*types.Package{}
+	imports := importerFunc(func(path string) (*types.Package, error) {
+		if pkg := checked[path]; pkg != nil {
+			return pkg, nil
+		}
+		return compiled.Import(path)
+	})
+
+	// go list -deps lists every package after the packages it imports.
+	for _, l := range pkgs {
+		isShared := strings.HasPrefix(l.ImportPath, "vaultmcp/shared/")
+		if !isShared && !strings.HasPrefix(l.ImportPath, "vaultmcp/steps/") {
 			continue
 		}
-		rel, _ := filepath.Rel(root, dir)
-		pkg := &sharedPackage{path: importPath, dir: filepath.ToSlash(rel), name: name,
-			srcs: map[*ast.File][]byte{}, fileNames: map[*ast.File]string{},
-			names: map[string]*decl{}, methods: map[string]map[string]*decl{}}
-		for _, f := range files {
-			src, err := os.ReadFile(filepath.Join(dir, f))
+		rel, _ := filepath.Rel(root, l.Dir)
+		pkg := &sharedPackage{path: l.ImportPath, dir: filepath.ToSlash(rel)}
+		for _, f := range l.GoFiles {
+			src, err := os.ReadFile(filepath.Join(l.Dir, f))
 			if err != nil {
 				return nil, err
 			}
-			file, err := parser.ParseFile(p.fset, filepath.Join(dir, f), src, parser.ParseComments)
+			file, err := parser.ParseFile(p.fset, filepath.Join(l.Dir, f), src, parser.ParseComments)
 			if err != nil {
 				return nil, err
-			}
-			if !isShared {
-				p.step = append(p.step, file)
-				continue
 			}
 			pkg.files = append(pkg.files, file)
-			pkg.srcs[file] = src
-			pkg.fileNames[file] = pkg.dir + "/" + f
 			if file.Doc != nil && pkg.doc == "" {
 				pkg.doc = string(src[p.fset.Position(file.Doc.Pos()).Offset:p.fset.Position(file.Name.End()).Offset])
 			}
-			pkg.index(file)
-		}
-		if isShared {
-			if pkg.doc == "" {
-				pkg.doc = "package " + name
+			for _, node := range file.Decls {
+				if gen, ok := node.(*ast.GenDecl); ok && gen.Tok == token.IMPORT {
+					continue
+				}
+				pkg.decls = append(pkg.decls, &decl{pkg: pkg, file: pkg.dir + "/" + f, node: node, src: src})
 			}
-			p.shared[importPath] = pkg
-			p.order = append(p.order, importPath)
 		}
+		conf := types.Config{Importer: imports}
+		typed, err := conf.Check(l.ImportPath, p.fset, pkg.files, p.info)
+		if err != nil {
+			return nil, fmt.Errorf("type check %s: %w", l.ImportPath, err)
+		}
+		checked[l.ImportPath] = typed
+		if !isShared {
+			p.step = append(p.step, pkg.files...)
+			continue
+		}
+		if pkg.doc == "" {
+			pkg.doc = "package " + l.Name
+		}
+		p.shared[l.ImportPath] = pkg
+		p.order = append(p.order, l.ImportPath)
+		p.decls = append(p.decls, pkg.decls...)
 	}
+	sort.Slice(p.decls, func(i, j int) bool { return p.decls[i].node.Pos() < p.decls[j].node.Pos() })
 	return p, nil
 }
 
-// index records the top-level declarations of one file.
-func (pkg *sharedPackage) index(file *ast.File) {
-	for _, node := range file.Decls {
-		d := &decl{pkg: pkg, file: pkg.fileNames[file], node: node, src: pkg.srcs[file]}
-		switch n := node.(type) {
-		case *ast.FuncDecl:
-			if n.Recv == nil {
-				pkg.names[n.Name.Name] = d
-				continue
-			}
-			recv := receiverType(n.Recv.List[0].Type)
-			if pkg.methods[recv] == nil {
-				pkg.methods[recv] = map[string]*decl{}
-			}
-			pkg.methods[recv][n.Name.Name] = d
-		case *ast.GenDecl:
-			for _, spec := range n.Specs {
-				switch s := spec.(type) {
-				case *ast.TypeSpec:
-					pkg.names[s.Name.Name] = d
-				case *ast.ValueSpec:
-					for _, name := range s.Names {
-						pkg.names[name.Name] = d
-					}
-				}
-			}
-		}
+type importerFunc func(path string) (*types.Package, error)
+
+func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
+
+// declOf returns the shared declaration that holds obj, or nil for an object declared
+// elsewhere, or inside a function.
+func (p *program) declOf(obj types.Object) *decl {
+	if obj == nil || obj.Pkg() == nil || p.shared[obj.Pkg().Path()] == nil {
+		return nil
 	}
+	if fn, ok := obj.(*types.Func); ok {
+		obj = fn.Origin()
+	}
+	if v, ok := obj.(*types.Var); ok && (v.IsField() || v.Parent() != obj.Pkg().Scope()) {
+		return nil // a field belongs to its type, a local to its function
+	}
+	pos := obj.Pos()
+	i := sort.Search(len(p.decls), func(i int) bool { return p.decls[i].node.End() > pos })
+	if i < len(p.decls) && p.decls[i].node.Pos() <= pos {
+		return p.decls[i]
+	}
+	return nil
 }
 
-// receiverType names the type of a method's receiver: T for T, *T, T[K] and *T[K].
-func receiverType(e ast.Expr) string {
-	for {
-		switch t := e.(type) {
-		case *ast.StarExpr:
-			e = t.X
-		case *ast.IndexExpr:
-			e = t.X
-		case *ast.IndexListExpr:
-			e = t.X
-		case *ast.Ident:
-			return t.Name
-		default:
-			return ""
-		}
-	}
+// call is a call of an interface's method, which may land on any type that implements it.
+type call struct {
+	iface *types.Interface
+	name  string
 }
 
 // reached returns every shared declaration the step reaches.
 func (p *program) reached() map[*decl]bool {
 	seen := map[*decl]bool{}
-	selectors := map[string]bool{} // every x.Name in reached code
 	var queue []*decl
+	var named []*types.Named // the reached types, whose methods a dynamic call may reach
+	calls := map[call]bool{}
 	mark := func(d *decl) {
-		if d != nil && !seen[d] {
-			seen[d] = true
-			queue = append(queue, d)
+		if d == nil || seen[d] {
+			return
 		}
-	}
-	scan := func(node ast.Node, file *ast.File, pkg *sharedPackage) {
-		imports := p.imports(file)
-		var visit func(n ast.Node) bool
-		visit = func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.SelectorExpr:
-				if x, ok := n.X.(*ast.Ident); ok {
-					if imported := imports[x.Name]; imported != nil {
-						mark(imported.names[n.Sel.Name])
-						return false
-					}
-				}
-				selectors[n.Sel.Name] = true
-				ast.Inspect(n.X, visit)
-				return false
-			case *ast.Ident:
-				if pkg != nil {
-					mark(pkg.names[n.Name])
+		seen[d] = true
+		queue = append(queue, d)
+		if gen, ok := d.node.(*ast.GenDecl); ok && gen.Tok == token.TYPE {
+			for _, spec := range gen.Specs {
+				if t, ok := p.info.Defs[spec.(*ast.TypeSpec).Name].Type().(*types.Named); ok {
+					named = append(named, t)
 				}
 			}
-			return true
 		}
-		ast.Inspect(node, visit)
+	}
+	scan := func(node ast.Node) {
+		ast.Inspect(node, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				if sel := p.info.Selections[n]; sel != nil {
+					mark(p.declOf(sel.Obj()))
+					if iface, ok := sel.Recv().Underlying().(*types.Interface); ok && sel.Kind() == types.MethodVal {
+						calls[call{iface, n.Sel.Name}] = true
+					}
+				}
+			case *ast.Ident:
+				mark(p.declOf(p.info.Uses[n]))
+			}
+			return true
+		})
 	}
 	for _, file := range p.step {
-		scan(file, file, nil)
+		scan(file)
+	}
+	for _, d := range p.decls {
+		if fn, ok := d.node.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "init" {
+			mark(d) // runs whenever its package is linked
+		}
 	}
 	for {
 		for len(queue) > 0 {
 			d := queue[0]
 			queue = queue[1:]
-			file := d.pkg.fileOf(d)
-			scan(d.node, file, d.pkg)
+			scan(d.node)
 		}
-		// Methods of the reached types, by the names called on something.
-		for _, pkg := range p.shared {
-			for recv, methods := range pkg.methods {
-				if !seen[pkg.names[recv]] {
-					continue
-				}
-				for name, m := range methods {
-					if selectors[name] || interfaceMethods[name] {
-						mark(m)
+		for i := 0; i < len(named); i++ {
+			t := named[i]
+			ptr := types.NewPointer(t)
+			methods := types.NewMethodSet(ptr)
+			for j := range methods.Len() {
+				m := methods.At(j).Obj()
+				called := interfaceMethods[m.Name()]
+				for c := range calls {
+					if called {
+						break
 					}
+					called = c.name == m.Name() && types.Implements(ptr, c.iface)
+				}
+				if called {
+					mark(p.declOf(m))
 				}
 			}
 		}
@@ -264,34 +284,4 @@ func (p *program) reached() map[*decl]bool {
 			return seen
 		}
 	}
-}
-
-// fileOf returns the file that holds d.
-func (pkg *sharedPackage) fileOf(d *decl) *ast.File {
-	for _, f := range pkg.files {
-		if pkg.fileNames[f] == d.file {
-			return f
-		}
-	}
-	return nil
-}
-
-// imports maps the names a file gives its shared imports to their packages.
-func (p *program) imports(file *ast.File) map[string]*sharedPackage {
-	m := map[string]*sharedPackage{}
-	for _, spec := range file.Imports {
-		importPath, _ := strconv.Unquote(spec.Path.Value)
-		pkg := p.shared[importPath]
-		if pkg == nil {
-			continue
-		}
-		name := pkg.name
-		if spec.Name != nil {
-			name = spec.Name.Name
-		} else if name == "" {
-			name = path.Base(importPath)
-		}
-		m[name] = pkg
-	}
-	return m
 }

@@ -1,6 +1,5 @@
 // Command diff-step shows what step N adds to step N-1: the diff of the two step folders, then
-// the source of every shared declaration that step N starts to use (or, for the few that an
-// earlier step already runs, that step N's chapter explains: see taughtIn). Together that is
+// the source of every shared declaration that step N starts to use. Together that is
 // everything new a reader meets in the step. The tests' changes are listed but not printed,
 // unless -tests asks for them; the transcript, which is a test too, is summed up as the
 // sections it adds, changes and retires.
@@ -150,11 +149,7 @@ func printShared(ctx context.Context, root string, prev, step transcript.Step, s
 			if d.pkg != pkg {
 				continue
 			}
-			if n, ok := taughtIn[d.id()]; ok {
-				if n != step.Number {
-					continue
-				}
-			} else if old[key(after, d)] {
+			if old[key(after, d)] {
 				continue
 			}
 			byFile[d.file] = append(byFile[d.file], d)

@@ -19,9 +19,13 @@ type Stored struct {
 	db *store.Store
 }
 
-// NewStored returns the graph that db holds.
-func NewStored(db *store.Store) *Stored {
-	return &Stored{db: db}
+// NewStored returns the graph that db holds, creating its tables if db has none yet. An index
+// built without them holds no links, and LinksDisagree says which notes to Set.
+func NewStored(ctx context.Context, db *store.Store) (*Stored, error) {
+	if err := db.AddLinkTables(ctx); err != nil {
+		return nil, err
+	}
+	return &Stored{db: db}, nil
 }
 
 // Set adds the note at path, or replaces what the graph holds for it, as Graph.Set does.

@@ -137,7 +137,11 @@ func newStored(t *testing.T) *links.Stored {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return links.NewStored(db)
+	g, err := links.NewStored(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }
 
 func storedSnapshot(t *testing.T, g *links.Stored, paths []string) snapshot {

@@ -253,7 +253,7 @@ func BenchmarkSearch(b *testing.B) {
 					// queries. These also warm SQLite's page cache.
 					var found int
 					for _, q := range queries[:searchQueries] {
-						hits, err := s.Search(b.Context(), q, opts)
+						hits, err := s.filtered(b.Context(), q, opts)
 						if err != nil {
 							b.Fatal(err)
 						}
@@ -274,7 +274,7 @@ func BenchmarkSearch(b *testing.B) {
 					var index, scan []time.Duration
 					ask := func(q []float32) {
 						start := time.Now()
-						if _, err := s.Search(b.Context(), q, opts); err != nil {
+						if _, err := s.filtered(b.Context(), q, opts); err != nil {
 							b.Fatal(err)
 						}
 						index = append(index, time.Since(start))
@@ -565,8 +565,9 @@ func benchmarkChurn(b *testing.B, compact bool) {
 		if err := s.Reset(b.Context(), benchEmbedder); err != nil {
 			b.Fatal(err)
 		}
+		compaction := s.KeepCompact()
 		if !compact {
-			s.compaction.retryAt.Store(math.MaxInt64) // as if every compaction had failed
+			compaction.retryAt.Store(math.MaxInt64) // as if every compaction had failed
 		}
 		c.put(b, s)
 		queries := make([][]float32, 200)
@@ -624,8 +625,8 @@ func benchmarkChurn(b *testing.B, compact bool) {
 		})
 		close(done)
 		searching.Wait()
-		if st, err := s.Stats(b.Context()); err != nil || st.CompactError != nil {
-			b.Fatalf("Stats = %+v, %v; want no compaction error", st, err)
+		if err := compaction.Err(); err != nil {
+			b.Fatalf("a compaction failed: %v", err)
 		}
 
 		var stall time.Duration

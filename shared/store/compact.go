@@ -4,24 +4,27 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
+	"sync/atomic"
 )
 
 // Dead slots, and compaction.
 //
-// sqlite-vec v0.1.6 keeps vectors in chunks of 1,024 slots and never reuses the slot of a
-// deleted vector (asg017/sqlite-vec issues 54, 178, 184, 185). Every edit to a note stores its
-// sections again, so it leaves its old vectors' slots dead, in the file for good. The other
-// tables leave waste too, of a kind SQLite reclaims only when asked: pages left part-empty by
-// deletions all over the B-trees, and keyword segments that still hold deleted sections until
-// FTS5 merges them. A vault edited every day for a year would have an index many times the
-// size of a fresh one, and slower to read.
+// sqlite-vec v0.1.6 keeps vectors in chunks of 1,024 slots and reuses the slot of a deleted
+// vector only in the newest chunk (asg017/sqlite-vec issues 54, 178, 184, 185). Every edit to a
+// note stores its sections again, so it leaves its old vectors' slots dead, in the file for
+// good. The other tables leave waste too, of a kind SQLite reclaims only when asked: pages left
+// part-empty by deletions all over the B-trees, and keyword segments that still hold deleted
+// sections until FTS5 merges them. A vault edited every day for a year would have an index many
+// times the size of a fresh one, and slower to read.
 //
-// So the index counts the vectors it deletes (the meta row dead_vectors, written in the same
-// transaction as the deletion), and when too few slots are live, the write that
-// crossed the line compacts the index: it rebuilds the vectors table from the live vectors and
-// merges the keyword index, in one transaction, then VACUUMs the file. Searches go on
-// meanwhile: in WAL mode a reader never waits for a writer, and the signs in memory do not
-// change, since every section keeps its id and its signs.
+// So an index that KeepCompact looks after counts the vectors it deletes (the meta row
+// dead_vectors, written in the same transaction as the deletion; a slot the newest chunk
+// reuses is counted too, so the count errs towards compacting early), and when too few slots
+// are live, the write that crossed the line compacts the index: it rebuilds the vectors table
+// from the live vectors and merges the keyword index, in one transaction, then VACUUMs the
+// file. Searches go on meanwhile: in WAL mode a reader never waits for a writer, and the signs
+// in memory do not change, since every section keeps its id and its signs.
 
 // MinLiveShare is the share of the vector slots that must be live, or the index compacts.
 // The other tables' waste grows with the dead slots, a few KB for each at 768 dimensions, so a
@@ -35,8 +38,13 @@ const MinLiveShare = 0.75
 const minDead = 1024
 
 // Slots says how many vectors the index holds (live) and how many slots deleted vectors left
-// behind (dead) since it was built or last compacted.
+// behind (dead) since it was built or last compacted. Only the deletions of writes that
+// KeepCompact looks after are counted. An index whose embedder is not confirmed (see
+// CheckEmbedder) may have no vectors table yet, and has no slots.
 func (s *Store) Slots(ctx context.Context) (live, dead int, err error) {
+	if _, err := s.confirmed(); err != nil {
+		return 0, 0, nil
+	}
 	err = s.db.QueryRowContext(ctx, `
 		SELECT (SELECT count(*) FROM vectors_rowids),
 		       coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'dead_vectors'), 0)`).Scan(&live, &dead)
@@ -59,18 +67,81 @@ func wasteful(live, dead int) bool {
 	return dead >= minDead && float64(live) < MinLiveShare*float64(live+dead)
 }
 
+// Compaction is the upkeep that KeepCompact adds to an index: what it reports.
+type Compaction struct {
+	s       *Store
+	err     atomic.Pointer[error] // of the latest compaction; nil before the first
+	retryAt atomic.Int64          // after a failure: the dead slots to wait for
+}
+
+// KeepCompact makes s look after its size at every write, as an index written while it is
+// served needs: a write that deletes vectors counts their slots as dead, in its own
+// transaction, and compacts the index once too few slots are live; and a write that leaves
+// the write-ahead log past maxLog empties it (see trimLog). Call it once, after Open and
+// before the index is shared with other goroutines. An index that is only ever built and then
+// read has no need of it: nothing in it dies, and no search holds the log open against a
+// writer.
+func (s *Store) KeepCompact() *Compaction {
+	c := &Compaction{s: s}
+	transact := s.write
+	s.write = func(ctx context.Context, changes *signChanges, fn func(*sql.Tx) error) error {
+		removed := 0
+		err := transact(ctx, changes, func(tx *sql.Tx) error {
+			if err := fn(tx); err != nil {
+				return err
+			}
+			if removed = changes.removed(); removed > 0 {
+				return countDead(ctx, tx, removed)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if removed > 0 {
+			c.compactIfWasteful(ctx)
+		}
+		s.trimLog(ctx)
+		return nil
+	}
+	return c
+}
+
+// Err returns why the latest compaction failed, or nil if it did not (or none has run).
+func (c *Compaction) Err() error {
+	if err := c.err.Load(); err != nil {
+		return *err
+	}
+	return nil
+}
+
 // compactIfWasteful compacts the index when it has become wasteful. A compaction that fails
 // (a full disk, say) is tried again once another chunk's worth of slots has died, not at every
-// write; its error is kept for Stats.
-func (s *Store) compactIfWasteful(ctx context.Context) {
-	live, dead, err := s.Slots(ctx)
-	if err != nil || !wasteful(live, dead) || dead < int(s.compaction.retryAt.Load()) {
+// write; its error is kept for Err.
+func (c *Compaction) compactIfWasteful(ctx context.Context) {
+	live, dead, err := c.s.Slots(ctx)
+	if err != nil || !wasteful(live, dead) || dead < int(c.retryAt.Load()) {
 		return
 	}
-	err = s.Compact(ctx)
-	s.compaction.err.Store(&err)
+	err = c.s.Compact(ctx)
+	c.err.Store(&err)
 	if err != nil {
-		s.compaction.retryAt.Store(int64(dead + minDead))
+		c.retryAt.Store(int64(dead + minDead))
+	}
+}
+
+// maxLog is the size past which the write-ahead log is emptied after a write.
+const maxLog = 8 << 20
+
+// trimLog empties the write-ahead log when it has grown past maxLog. SQLite starts the log
+// again from the top only when no search is reading it, so with searches one after another it
+// grows with every write, and each search looks up pages in a longer log. A TRUNCATE
+// checkpoint waits, the busy timeout at most, for the searches already running to finish
+// (new ones read the file, which then holds everything), copies the log into the file and
+// cuts the log to nothing.
+func (s *Store) trimLog(ctx context.Context) {
+	if info, err := os.Stat(s.path + "-wal"); err == nil && info.Size() > maxLog {
+		s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
 	}
 }
 
@@ -122,7 +193,7 @@ func (s *Store) Compact(ctx context.Context) error {
 	// seconds at most) even when ctx ends.
 	whole := context.WithoutCancel(ctx)
 	if _, err := s.db.ExecContext(whole, `VACUUM`); err != nil {
-		return fmt.Errorf("compact the index: %w", s.writeError(err))
+		return fmt.Errorf("compact the index: %w", s.failed(err))
 	}
 	// VACUUM went through the write-ahead log, which is now as large as the file; SQLite
 	// keeps a log's file at its largest size for reuse, so empty it while nobody reads.

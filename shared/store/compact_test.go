@@ -150,6 +150,7 @@ func TestChurnEndsAsAFreshIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	compaction := s.KeepCompact()
 	if err := s.Reset(t.Context(), churnEmbedder); err != nil {
 		t.Fatal(err)
 	}
@@ -183,8 +184,8 @@ func TestChurnEndsAsAFreshIndex(t *testing.T) {
 	if compactions < 2 {
 		t.Fatalf("the index compacted %d times in 4,000 changes; want at least 2", compactions)
 	}
-	if st, err := s.Stats(t.Context()); err != nil || st.CompactError != nil {
-		t.Fatalf("Stats = %+v, %v; want no compaction error", st, err)
+	if err := compaction.Err(); err != nil {
+		t.Fatalf("a compaction failed: %v", err)
 	}
 	checkIntegrity(t, s)
 
@@ -198,6 +199,43 @@ func TestChurnEndsAsAFreshIndex(t *testing.T) {
 	}
 	if got != want {
 		t.Errorf("the churned index answers differently from a fresh one:\n%s", firstDifference(got, want))
+	}
+}
+
+// TestOnlyKeepCompactCounts: an index that KeepCompact does not look after leaves its dead
+// slots uncounted, so it never compacts, and one that it does counts them, under the same
+// churn (too short to compact).
+func TestOnlyKeepCompactCounts(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		r := rand.New(rand.NewPCG(5, 5))
+		c := clusteredCorpus(r, 300, 4, churnEmbedder.Dimension)
+		s, err := Open(t.Context(), filepath.Join(t.TempDir(), "index.db"), Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if keep {
+			s.KeepCompact()
+		}
+		if err := s.Reset(t.Context(), churnEmbedder); err != nil {
+			t.Fatal(err)
+		}
+		c.put(t, s)
+		churn(t, s, r, c, 50, nil)
+		_, dead, err := s.Slots(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var counted bool
+		if err := s.db.QueryRowContext(t.Context(), `SELECT EXISTS (SELECT 1 FROM meta WHERE key = 'dead_vectors')`).Scan(&counted); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case !keep && (dead != 0 || counted):
+			t.Errorf("without KeepCompact, %d dead slots were counted; want none", dead)
+		case keep && (dead == 0 || !counted):
+			t.Error("with KeepCompact, no dead slot was counted")
+		}
+		s.Close()
 	}
 }
 

@@ -8,6 +8,14 @@ import (
 	"github.com/ncruces/go-sqlite3"
 )
 
+// ExplainWriteErrors makes every write that fails say, in words the user can act on, what
+// went wrong and what to do, where SQLite says "disk I/O error" (see writeError). Call it once,
+// after Open and before the index is shared with other goroutines. The words are written for
+// a server that retries what failed: they say so.
+func (s *Store) ExplainWriteErrors() {
+	s.explain = s.writeError
+}
+
 // writeFailure is a failed write, said in words: what happened and what to do.
 type writeFailure struct {
 	what string

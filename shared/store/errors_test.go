@@ -37,7 +37,8 @@ func TestWriteErrorsInWords(t *testing.T) {
 }
 
 // TestFullIndex: SQLite's own "database or disk is full", made by capping the file's pages,
-// reaches the caller of PutNote in words, and the note's old version stays whole.
+// reaches the caller of PutNote as SQLite says it, or, once ExplainWriteErrors asked, in words;
+// either way the note's old version stays whole.
 func TestFullIndex(t *testing.T) {
 	s := newIndex(t)
 	put(t, s, Note{Path: "Kept.md", Title: "Kept", Hash: "1"}, []float32{1, 0, 0, 0})
@@ -47,6 +48,11 @@ func TestFullIndex(t *testing.T) {
 	}
 	big := Section{Heading: "Big", Text: strings.Repeat("many words of text ", 20000)}
 	err := s.PutNote(t.Context(), Note{Path: "Kept.md", Title: "Kept", Hash: "2"}, []Section{big}, [][]float32{{0, 1, 0, 0}})
+	if !errors.Is(err, sqlite3.FULL) || strings.Contains(err.Error(), "the disk that holds the index is full") {
+		t.Fatalf("PutNote on a full index, before ExplainWriteErrors = %v; want SQLite's own words", err)
+	}
+	s.ExplainWriteErrors()
+	err = s.PutNote(t.Context(), Note{Path: "Kept.md", Title: "Kept", Hash: "2"}, []Section{big}, [][]float32{{0, 1, 0, 0}})
 	if !errors.Is(err, sqlite3.FULL) || !strings.Contains(err.Error(), "the disk that holds the index is full") {
 		t.Fatalf("PutNote on a full index = %v; want it to say the disk is full", err)
 	}
@@ -64,6 +70,7 @@ func TestDiskFull(t *testing.T) {
 	}
 	t.Cleanup(func() { exec.Command("umount", dir).Run() })
 	s := openIndex(t, filepath.Join(dir, "index.db"))
+	s.ExplainWriteErrors()
 	put(t, s, Note{Path: "Kept.md", Title: "Kept", Hash: "1"}, []float32{1, 0, 0, 0})
 
 	filler := filepath.Join(dir, "filler")

@@ -12,23 +12,23 @@ import (
 // parsing every note again, and so that it takes no memory. Package links decides how a link
 // resolves (Obsidian's rules); these tables only keep what it decided, with the indexes its
 // updates look things up by. A note is here as soon as it is read, whether or not its
-// sections could be embedded: links do not need a model.
+// sections could be embedded: links do not need a model. AddLinkTables creates them.
 const linksTables = `
-CREATE TABLE link_notes (
+CREATE TABLE IF NOT EXISTS link_notes (
 	id   INTEGER PRIMARY KEY,
 	path TEXT NOT NULL UNIQUE,
 	name TEXT NOT NULL               -- the file name lower-cased, without ".md"
 ) STRICT;
-CREATE INDEX link_notes_name ON link_notes (name);
+CREATE INDEX IF NOT EXISTS link_notes_name ON link_notes (name);
 
-CREATE TABLE link_aliases (
+CREATE TABLE IF NOT EXISTS link_aliases (
 	note_id INTEGER NOT NULL REFERENCES link_notes ON DELETE CASCADE,
 	alias   TEXT NOT NULL,           -- lower-cased
 	PRIMARY KEY (alias, note_id)
 ) STRICT, WITHOUT ROWID;
-CREATE INDEX link_aliases_note ON link_aliases (note_id);
+CREATE INDEX IF NOT EXISTS link_aliases_note ON link_aliases (note_id);
 
-CREATE TABLE links (
+CREATE TABLE IF NOT EXISTS links (
 	id          INTEGER PRIMARY KEY,
 	note_id     INTEGER NOT NULL REFERENCES link_notes ON DELETE CASCADE,
 	ord         INTEGER NOT NULL,    -- its place among the note's links
@@ -41,12 +41,27 @@ CREATE TABLE links (
 	by_alias    INTEGER NOT NULL,
 	attachment  INTEGER NOT NULL
 ) STRICT;
-CREATE INDEX links_note ON links (note_id, ord);
-CREATE INDEX links_to ON links (to_path);
-CREATE INDEX links_missing ON links (target_key) WHERE to_path IS NULL;
-CREATE INDEX links_seeking_name ON links (seeks_name);
-CREATE INDEX links_seeking_alias ON links (seeks_alias) WHERE seeks_alias IS NOT NULL;
+CREATE INDEX IF NOT EXISTS links_note ON links (note_id, ord);
+CREATE INDEX IF NOT EXISTS links_to ON links (to_path);
+CREATE INDEX IF NOT EXISTS links_missing ON links (target_key) WHERE to_path IS NULL;
+CREATE INDEX IF NOT EXISTS links_seeking_name ON links (seeks_name);
+CREATE INDEX IF NOT EXISTS links_seeking_alias ON links (seeks_alias) WHERE seeks_alias IS NOT NULL;
 `
+
+// AddLinkTables creates the tables of the link graph, unless the index holds them already.
+// Reset drops them with every other table: call it after Reset or Rebuild too, before the
+// graph is read or written. An index that was built without them holds no links: LinksDisagree
+// then names every note, for the caller to store its links.
+func (s *Store) AddLinkTables(ctx context.Context) error {
+	err := s.write(ctx, nil, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, linksTables)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("create the link graph's tables: %w", err)
+	}
+	return nil
+}
 
 // StoredLink is a link as the index keeps it. Package links fills it and reads it back.
 type StoredLink struct {

@@ -20,7 +20,7 @@ func TestOneStorePerIndex(t *testing.T) {
 
 	openFails(t, path, Config{}, "the index "+path+" is in use by another vaultmcp server", path+".lock", "stop that server", "-db")
 	// The refused Open left the index alone: the first Store still finds its note.
-	if hits, err := first.Search(t.Context(), []float32{1, 0, 0, 0}, Options{K: 1}); err != nil || len(hits) != 1 {
+	if hits, err := first.Search(t.Context(), []float32{1, 0, 0, 0}, 1); err != nil || len(hits) != 1 {
 		t.Errorf("after a refused second Open, a search = %v, %v; want a.md", hits, err)
 	}
 

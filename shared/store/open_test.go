@@ -150,7 +150,7 @@ func TestSearchDuringAnotherProgramsWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Exec(`ROLLBACK`)
-	hits, err := s.Search(t.Context(), []float32{1, 0, 0, 0}, Options{K: 1})
+	hits, err := s.Search(t.Context(), []float32{1, 0, 0, 0}, 1)
 	if err != nil || len(hits) != 1 {
 		t.Errorf("a search while another program writes: %v, %v; want a.md", hits, err)
 	}

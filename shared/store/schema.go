@@ -15,8 +15,8 @@ import (
 // an index written with another version: it holds nothing that cannot be indexed again.
 // Version 2 added the keyword index, and reads frontmatter as YAML does where version 1 lost
 // the keys after an empty list item. Version 3 keeps one bit per number in vec0 and the exact
-// vectors in a table. Version 4 keeps the link graph. Version 5 keeps tags in NFC. Version 6
-// cuts English words of the keyword index to their Snowball stems.
+// vectors in a table. Version 4 keeps the link graph (see AddLinkTables). Version 5 keeps tags
+// in NFC. Version 6 cuts English words of the keyword index to their Snowball stems.
 const schemaVersion = 6
 
 // applicationID marks the file as a vaultmcp index, in the header field SQLite reserves for
@@ -115,7 +115,7 @@ func (s *Store) init(ctx context.Context) error {
 }
 
 func createSchema(ctx context.Context, tx *sql.Tx) error {
-	_, err := tx.ExecContext(ctx, schema+wordsTable+linksTables+fmt.Sprintf(`
+	_, err := tx.ExecContext(ctx, schema+wordsTable+fmt.Sprintf(`
 		PRAGMA application_id = %d;
 		INSERT INTO meta (key, value) VALUES ('schema_version', '%d');`,
 		applicationID, schemaVersion))
@@ -212,16 +212,17 @@ func (s *Store) CheckEmbedder(ctx context.Context, e Embedder) error {
 	return nil
 }
 
-// Reset empties the index and prepares it for vectors from e, in one transaction. A vec0
-// table has a fixed dimension, so the vector table is made anew: one bit for each of e's
-// dimensions, rounded up to whole bytes.
+// Reset empties the index and prepares it for vectors from e, in one transaction. It drops
+// every table, whatever made it, and creates the schema anew. A vec0 table has a fixed
+// dimension, so the vector table is made for e: one bit for each of its dimensions, rounded up
+// to whole bytes.
 func (s *Store) Reset(ctx context.Context, e Embedder) error {
-	return s.Rebuild(ctx, e, "")
+	return s.reset(ctx, e, nil)
 }
 
-// Rebuild is Reset that also records when and why the index was emptied, in the meta table,
-// where Stats reads it: a user who wonders why every note is being embedded again can ask.
-func (s *Store) Rebuild(ctx context.Context, e Embedder, reason string) error {
+// reset is Reset, with record, when not nil, run in the same transaction once the index is
+// empty.
+func (s *Store) reset(ctx context.Context, e Embedder, record func(*sql.Tx) error) error {
 	if e.Name == "" || e.Model == "" {
 		return fmt.Errorf("reset the index: the embedder needs a name and a model, got %q and %q", e.Name, e.Model)
 	}
@@ -229,24 +230,21 @@ func (s *Store) Rebuild(ctx context.Context, e Embedder, reason string) error {
 		return fmt.Errorf("reset the index: the dimension must be between 1 and %d, got %d", maxDimension, e.Dimension)
 	}
 	err := s.write(ctx, &signChanges{reset: true}, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, fmt.Sprintf(`
-			DROP TABLE IF EXISTS vectors;
-			DELETE FROM notes; -- and, by their foreign keys, sections and tags
-			DELETE FROM link_notes; -- and their aliases and links
-			INSERT INTO words (words) VALUES ('delete-all');
-			CREATE VIRTUAL TABLE vectors USING vec0(embedding bit[%d]);`, signBytes(e.Dimension)*8))
+		if err := dropAll(ctx, tx); err != nil {
+			return err
+		}
+		if err := createSchema(ctx, tx); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, fmt.Sprintf(`CREATE VIRTUAL TABLE vectors USING vec0(embedding bit[%d])`, signBytes(e.Dimension)*8))
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `
-			INSERT INTO meta (key, value)
-			VALUES ('embedder', ?), ('model', ?), ('dimension', ?), ('rebuilt_at', ?), ('rebuilt_because', ?)
-			ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-			e.Name, e.Model, strconv.Itoa(e.Dimension), time.Now().UTC().Format(time.RFC3339), reason)
-		if err != nil {
-			return err
+		_, err = tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('embedder', ?), ('model', ?), ('dimension', ?)`,
+			e.Name, e.Model, strconv.Itoa(e.Dimension))
+		if err == nil && record != nil {
+			err = record(tx)
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM meta WHERE key IN ('emptied_because', 'dead_vectors')`)
 		return err
 	})
 	if err != nil {
@@ -254,6 +252,32 @@ func (s *Store) Rebuild(ctx context.Context, e Embedder, reason string) error {
 	}
 	s.embedder.Store(&e)
 	return nil
+}
+
+// Rebuild is Reset that also records when and why the index was emptied, in the meta table,
+// where Rebuilt reads it: a user who wonders why every note is being embedded again can ask.
+func (s *Store) Rebuild(ctx context.Context, e Embedder, reason string) error {
+	return s.reset(ctx, e, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('rebuilt_at', ?), ('rebuilt_because', ?)`,
+			time.Now().UTC().Format(time.RFC3339), reason)
+		return err
+	})
+}
+
+// Rebuilt says when the index was last emptied by Rebuild, and why; a zero time and "" if it
+// never was since its schema was made (by Open, or by Reset).
+func (s *Store) Rebuilt(ctx context.Context) (at time.Time, because string, err error) {
+	var stamp sql.NullString
+	err = s.db.QueryRowContext(ctx, `
+		SELECT (SELECT value FROM meta WHERE key = 'rebuilt_at'),
+		       coalesce((SELECT value FROM meta WHERE key = 'rebuilt_because'), '')`).Scan(&stamp, &because)
+	if err != nil {
+		return time.Time{}, "", fmt.Errorf("read when the index was rebuilt: %w", err)
+	}
+	if stamp.Valid {
+		at, _ = time.Parse(time.RFC3339, stamp.String)
+	}
+	return at, because, nil
 }
 
 // confirmed returns the embedder that CheckEmbedder or Reset confirmed.

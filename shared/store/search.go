@@ -18,33 +18,14 @@ import (
 // and keeps the :k nearest by Euclidean distance. Comparing the signs takes a fraction of the
 // time the floats would, and when the candidates are many more than k, the k nearest are
 // nearly always among them: TestSearchRecall measures how often.
-//
-// A filter by folder or tag must reach the first pass, which then skips the sections that fail
-// it. Applied to the candidates afterwards, it would drop some and return fewer than exist, or
-// none when the sections that pass it are all farther than the candidates. The filters are
-// ordinary SQL on the notes and tags tables, with their indexes, and give the ids of the
-// sections allowed.
-//
-// A folder F holds the paths that start with "F/": the range from "F/" up to "F0", since '0'
-// is the character after '/'. A range, unlike LIKE, uses the index on notes.path and has no
-// wildcards to escape. A tag T matches T and the tags nested in it (T/...), as Obsidian's tag
-// search does, by the same kind of range.
-const (
-	knnQuery = `
-		SELECT n.path, n.title, s.heading, s.line, s.text, vec_distance_l2(e.vector, :query) AS distance
-		FROM json_each(:candidates) c
-		JOIN embeddings e ON e.id = c.value
-		JOIN sections s ON s.id = c.value
-		JOIN notes n ON n.id = s.note_id
-		ORDER BY distance
-		LIMIT :k`
-	allowedSections = `SELECT coalesce(group_concat(s.id), '') FROM notes n JOIN sections s ON s.note_id = n.id WHERE %s`
-	inFolder        = `n.path >= :folder || '/' AND n.path < :folder || '0'`
-	withTag         = `n.id IN (
-				SELECT note_id FROM tags
-				WHERE tag = :tag OR (tag >= :tag || '/' AND tag < :tag || '0')
-			)`
-)
+const knnQuery = `
+	SELECT n.path, n.title, s.heading, s.line, s.text, vec_distance_l2(e.vector, :query) AS distance
+	FROM json_each(:candidates) c
+	JOIN embeddings e ON e.id = c.value
+	JOIN sections s ON s.id = c.value
+	JOIN notes n ON n.id = s.note_id
+	ORDER BY distance
+	LIMIT :k`
 
 // MaxK is the most hits one search returns, which bounds the work of one search.
 const MaxK = 4096
@@ -56,13 +37,6 @@ const (
 	minCandidates    = 256
 )
 
-// Options says what a search returns.
-type Options struct {
-	K      int    // how many hits, from 1 to MaxK
-	Folder string // only notes in this folder or those within it ("Garden" holds "Garden/Sub/x.md"); "" for all
-	Tag    string // only notes with this tag or one nested in it ("garden" matches #garden/vegetables); "" for all
-}
-
 // Hit is a section that matched a search.
 type Hit struct {
 	Path    string
@@ -73,40 +47,51 @@ type Hit struct {
 	Score   float64 // cosine similarity with the query: 1 for the same direction, 0 for unrelated
 }
 
-// Search returns the opts.K sections nearest to the query vector that pass the filters,
-// nearest first; fewer only if fewer pass. The query must come from the embedder the index
-// was built with.
+// Search returns the k sections nearest to the query vector, nearest first; fewer only if the
+// index holds fewer. The query must come from the embedder the index was built with.
 //
 // The vectors are stored at unit length (see encode), and sqlite-vec's vec_distance_l2 measures
 // their Euclidean distance d. For unit vectors d² = 2 - 2·cos, so the nearest are the most
 // similar, and the score 1 - d²/2 is the cosine similarity. Euclidean distance ranks exactly as
 // cosine distance would, and is faster in this build: vec_distance_cosine works out both
 // lengths for every pair it compares.
-func (s *Store) Search(ctx context.Context, query []float32, opts Options) ([]Hit, error) {
-	q, opts, err := s.prepareSearch(query, opts)
+func (s *Store) Search(ctx context.Context, query []float32, k int) ([]Hit, error) {
+	q, err := s.prepareSearch(query, k)
 	if q.exact == nil || err != nil {
 		return nil, err
 	}
-	return s.knn(ctx, q, opts.K, opts)
+	return s.knn(ctx, q, k, nil)
+}
+
+// Options says what a search returns.
+type Options struct {
+	K      int    // how many hits, from 1 to MaxK
+	Folder string // only notes in this folder or those within it ("Garden" holds "Garden/Sub/x.md"); "" for all
+	Tag    string // only notes with this tag or one nested in it ("garden" matches #garden/vegetables); "" for all
 }
 
 // overfetch is how many more sections than notes SearchNotes asks for at a time.
 const overfetch = 4
 
 // SearchNotes is Search with one hit per note, its best section, so that one long note cannot
-// fill the results. It returns the opts.K best notes, or all that pass the filters if fewer.
+// fill the results, and with the filters of opts. It returns the opts.K best notes, or all
+// that pass the filters if fewer.
 //
 // The nearest sections, once they hold K notes, hold exactly the K best: any other note's best
 // section is farther than all of them. So SearchNotes asks for a few sections per note wanted,
 // and for more while they hold too few notes and the index may have more. It stops at MaxK
 // sections, so at worst it returns fewer than K notes when one note fills thousands of them.
 func (s *Store) SearchNotes(ctx context.Context, query []float32, opts Options) ([]Hit, error) {
-	q, opts, err := s.prepareSearch(query, opts)
+	q, err := s.prepareSearch(query, opts.K)
 	if q.exact == nil || err != nil {
 		return nil, err
 	}
+	allowed, err := s.allowedSections(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
 	for k := min(opts.K*overfetch, MaxK); ; k = min(k*overfetch, MaxK) {
-		hits, err := s.knn(ctx, q, k, opts)
+		hits, err := s.knn(ctx, q, k, allowed)
 		if err != nil {
 			return nil, err
 		}
@@ -117,26 +102,24 @@ func (s *Store) SearchNotes(ctx context.Context, query []float32, opts Options) 
 	}
 }
 
-// prepareSearch checks a search and puts its query and filters in the form the index uses. A
-// query of zeros gives a nil query: the search finds nothing.
-func (s *Store) prepareSearch(query []float32, opts Options) (searchQuery, Options, error) {
+// prepareSearch checks a search for k sections and puts its query in the form the index uses.
+// A query of zeros gives a nil query: the search finds nothing.
+func (s *Store) prepareSearch(query []float32, k int) (searchQuery, error) {
 	e, err := s.confirmed()
 	if err != nil {
-		return searchQuery{}, opts, err
+		return searchQuery{}, err
 	}
-	if opts.K < 1 || opts.K > MaxK {
-		return searchQuery{}, opts, fmt.Errorf("search: k must be between 1 and %d, got %d", MaxK, opts.K)
+	if k < 1 || k > MaxK {
+		return searchQuery{}, fmt.Errorf("search: k must be between 1 and %d, got %d", MaxK, k)
 	}
 	exact, err := encode(query, e.Dimension)
 	if errors.Is(err, errZero) {
-		return searchQuery{}, opts, nil // similar to nothing: no hits, and no error either
+		return searchQuery{}, nil // similar to nothing: no hits, and no error either
 	}
 	if err != nil {
-		return searchQuery{}, opts, fmt.Errorf("search: the query vector %w", err)
+		return searchQuery{}, fmt.Errorf("search: the query vector %w", err)
 	}
-	opts.Folder = strings.Trim(opts.Folder, "/")
-	opts.Tag = normalizeTag(opts.Tag)
-	return searchQuery{exact: exact, signs: signs(query), dimension: e.Dimension}, opts, nil
+	return searchQuery{exact: exact, signs: signs(query), dimension: e.Dimension}, nil
 }
 
 // searchQuery is a query vector in the two forms the search compares: encoded, for the exact
@@ -146,12 +129,8 @@ type searchQuery struct {
 	dimension    int
 }
 
-// knn returns the k nearest sections that pass the filters in opts.
-func (s *Store) knn(ctx context.Context, query searchQuery, k int, opts Options) ([]Hit, error) {
-	allowed, err := s.allowedSections(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
+// knn returns the k nearest sections among those allowed (nil allows all).
+func (s *Store) knn(ctx context.Context, query searchQuery, k int, allowed map[int64]bool) ([]Hit, error) {
 	if err := s.signs.load(ctx, s.db, query.dimension); err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
@@ -181,9 +160,31 @@ func (s *Store) knn(ctx context.Context, query searchQuery, k int, opts Options)
 	return hits, nil
 }
 
-// allowedSections returns the ids of the sections that pass the filters in opts, or nil when
-// there are none to pass.
+// How SearchNotes filters by folder or tag.
+//
+// A filter must reach the first pass, which then skips the sections that fail it. Applied to
+// the candidates afterwards, it would drop some and return fewer than exist, or none when the
+// sections that pass it are all farther than the candidates. The filters are ordinary SQL on
+// the notes and tags tables, with their indexes, and give the ids of the sections allowed.
+//
+// A folder F holds the paths that start with "F/": the range from "F/" up to "F0", since '0'
+// is the character after '/'. A range, unlike LIKE, uses the index on notes.path and has no
+// wildcards to escape. A tag T matches T and the tags nested in it (T/...), as Obsidian's tag
+// search does, by the same kind of range.
+const (
+	allowedQuery = `SELECT coalesce(group_concat(s.id), '') FROM notes n JOIN sections s ON s.note_id = n.id WHERE %s`
+	inFolder     = `n.path >= :folder || '/' AND n.path < :folder || '0'`
+	withTag      = `n.id IN (
+				SELECT note_id FROM tags
+				WHERE tag = :tag OR (tag >= :tag || '/' AND tag < :tag || '0')
+			)`
+)
+
+// allowedSections returns the ids of the sections that pass the filters in opts, or nil, which
+// allows all, when opts sets none.
 func (s *Store) allowedSections(ctx context.Context, opts Options) (map[int64]bool, error) {
+	opts.Folder = strings.Trim(opts.Folder, "/")
+	opts.Tag = normalizeTag(opts.Tag)
 	var where []string
 	if opts.Folder != "" {
 		where = append(where, inFolder)
@@ -197,7 +198,7 @@ func (s *Store) allowedSections(ctx context.Context, opts Options) (map[int64]bo
 	// One row with every id, rather than a row each: at 5,000 sections the rows cost ten
 	// times the query.
 	var ids string
-	err := s.db.QueryRowContext(ctx, fmt.Sprintf(allowedSections, strings.Join(where, " AND ")),
+	err := s.db.QueryRowContext(ctx, fmt.Sprintf(allowedQuery, strings.Join(where, " AND ")),
 		sql.Named("folder", opts.Folder), sql.Named("tag", opts.Tag)).Scan(&ids)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)

@@ -11,14 +11,9 @@ import (
 
 // Stats is what the index holds.
 type Stats struct {
-	Notes          int
-	Sections       int
-	Embedder       Embedder  // zero until the index has been built
-	RebuiltAt      time.Time // when the index was last emptied for Embedder; zero if never
-	RebuiltBecause string    // why, as given to Rebuild; "" for Reset
-	Vectors        int       // one for each section with text to embed
-	DeadSlots      int       // left in the vectors table by deleted vectors, until compaction
-	CompactError   error     // why the latest compaction failed; nil if it did not
+	Notes    int
+	Sections int
+	Embedder Embedder // zero until the index has been built
 }
 
 // Stats counts the notes and sections in the index and says which embedder built it.
@@ -32,29 +27,11 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 	if st.Embedder, err = s.Embedder(ctx); err != nil {
 		return Stats{}, err
 	}
-	var at sql.NullString
-	err = s.db.QueryRowContext(ctx, `
-		SELECT (SELECT value FROM meta WHERE key = 'rebuilt_at'),
-		       coalesce((SELECT value FROM meta WHERE key = 'rebuilt_because'), '')`).Scan(&at, &st.RebuiltBecause)
-	if err != nil {
-		return Stats{}, fmt.Errorf("read when the index was rebuilt: %w", err)
-	}
-	if at.Valid {
-		st.RebuiltAt, _ = time.Parse(time.RFC3339, at.String)
-	}
-	if st.Embedder != (Embedder{}) { // else there is no vectors table yet
-		if st.Vectors, st.DeadSlots, err = s.Slots(ctx); err != nil {
-			return Stats{}, err
-		}
-	}
-	if err := s.compaction.err.Load(); err != nil {
-		st.CompactError = *err
-	}
 	return st, nil
 }
 
 // HasFolder reports whether any note in the index is in folder (at any depth). The ranges are
-// those Search filters with, so a folder or tag found here is one Search can find notes in.
+// those SearchNotes filters with, so a folder or tag found here is one it can find notes in.
 func (s *Store) HasFolder(ctx context.Context, folder string) (bool, error) {
 	folder = strings.Trim(folder, "/")
 	var found bool

@@ -59,10 +59,13 @@ type Store struct {
 
 	signs signIndex // the first pass of a search, in memory
 
-	compaction struct {
-		err     atomic.Pointer[error] // of the latest compaction; nil before the first
-		retryAt atomic.Int64          // after a failure: the dead slots to wait for
-	}
+	// write runs fn in one write transaction: transact, unless KeepCompact has wrapped it
+	// with what a server that writes while it serves must do at every write.
+	write func(ctx context.Context, changes *signChanges, fn func(*sql.Tx) error) error
+
+	// explain puts a failed write in words for the user; nil keeps SQLite's own, until
+	// ExplainWriteErrors sets it.
+	explain func(error) error
 }
 
 // DefaultCacheDir is where compiled SQLite is cached unless Config says otherwise: a folder in
@@ -163,6 +166,7 @@ func Open(ctx context.Context, path string, cfg Config) (s *Store, err error) {
 	db.SetMaxIdleConns(maxConns)
 
 	s = &Store{db: db, path: path, lock: held}
+	s.write = s.transact
 	if err := s.init(ctx); err != nil {
 		db.Close()
 		return nil, openError(path, err)
@@ -188,9 +192,6 @@ var errForeign = errors.New("not a vaultmcp index")
 // openError turns what SQLite reports into what the user should do. The -db flag is how every
 // step of vaultmcp chooses the file.
 func openError(path string, err error) error {
-	if described, ok := errors.AsType[*writeFailure](err); ok {
-		err = described.err // a write at start: said here again, with the path, for the log
-	}
 	switch {
 	case errors.Is(err, errForeign):
 		return fmt.Errorf("%s is a SQLite database that vaultmcp did not create: pass another -db", path)
@@ -213,51 +214,31 @@ func openError(path string, err error) error {
 	return fmt.Errorf("open index %s: %w", path, err)
 }
 
-// write runs fn in a transaction that holds SQLite's write lock from its first statement.
+// transact runs fn in a transaction that holds SQLite's write lock from its first statement.
 // The driver begins a transaction of isolation level Serializable with BEGIN IMMEDIATE: it
 // waits (up to the busy timeout) for the lock at the start. A plain BEGIN would take the lock
 // only at the first write, and fail at once if another connection had written in between.
 //
 // A transaction that writes the vectors table records what it did in changes (nil for one
-// that does not), and the signs in memory change the same way once it has committed. One that
-// deleted vectors counts their slots as dead, and compacts the index when too many are (see
-// compact.go).
-func (s *Store) write(ctx context.Context, changes *signChanges, fn func(*sql.Tx) error) error {
+// that does not), and the signs in memory change the same way once it has committed.
+func (s *Store) transact(ctx context.Context, changes *signChanges, fn func(*sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelSerializable})
 	if err != nil {
-		return s.writeError(err)
+		return s.failed(err)
 	}
-	err = fn(tx)
-	if removed := changes.removed(); err == nil && removed > 0 {
-		err = countDead(ctx, tx, removed)
-	}
-	if err != nil {
+	if err := fn(tx); err != nil {
 		tx.Rollback()
-		return s.writeError(err)
+		return s.failed(err)
 	}
-	if err := s.commit(tx, changes); err != nil {
-		return s.writeError(err)
-	}
-	if changes.removed() > 0 {
-		s.compactIfWasteful(ctx)
-	}
-	s.trimLog(ctx)
-	return nil
+	return s.failed(s.commit(tx, changes))
 }
 
-// maxLog is the size past which the write-ahead log is emptied after a write.
-const maxLog = 8 << 20
-
-// trimLog empties the write-ahead log when it has grown past maxLog. SQLite starts the log
-// again from the top only when no search is reading it, so with searches one after another it
-// grows with every write, and each search looks up pages in a longer log. A TRUNCATE
-// checkpoint waits, the busy timeout at most, for the searches already running to finish
-// (new ones read the file, which then holds everything), copies the log into the file and
-// cuts the log to nothing.
-func (s *Store) trimLog(ctx context.Context) {
-	if info, err := os.Stat(s.path + "-wal"); err == nil && info.Size() > maxLog {
-		s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+// failed returns err, the error of a write, in words if ExplainWriteErrors asked for them.
+func (s *Store) failed(err error) error {
+	if err == nil || s.explain == nil {
+		return err
 	}
+	return s.explain(err)
 }
 
 // commit commits tx and then makes the signs in memory match what it did.

@@ -59,11 +59,25 @@ func put(t *testing.T, s *Store, n Note, vectors ...[]float32) {
 
 func search(t *testing.T, s *Store, query []float32, opts Options) []Hit {
 	t.Helper()
-	hits, err := s.Search(t.Context(), query, opts)
+	hits, err := s.filtered(t.Context(), query, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return hits
+}
+
+// filtered is Search with the filters of opts: the opts.K nearest sections that pass them, as
+// SearchNotes finds them before it keeps each note's best.
+func (s *Store) filtered(ctx context.Context, query []float32, opts Options) ([]Hit, error) {
+	q, err := s.prepareSearch(query, opts.K)
+	if q.exact == nil || err != nil {
+		return nil, err
+	}
+	allowed, err := s.allowedSections(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return s.knn(ctx, q, opts.K, allowed)
 }
 
 // paths lists the hits' notes, in order.
@@ -403,7 +417,7 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 		if i%2 == 1 {
 			folder = fmt.Sprintf("F%d", i%folders)
 		}
-		hits, err := s.Search(t.Context(), q, Options{K: 15, Folder: folder})
+		hits, err := s.filtered(t.Context(), q, Options{K: 15, Folder: folder})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -439,7 +453,7 @@ func TestSearchRecall(t *testing.T) {
 	var found, asked int
 	for range 20 {
 		q := data.query(r)
-		hits, err := s.Search(t.Context(), q, Options{K: k})
+		hits, err := s.Search(t.Context(), q, k)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -501,7 +515,7 @@ func TestEmbedderMismatch(t *testing.T) {
 	defer s.Close()
 	ctx := t.Context()
 
-	if _, err := s.Search(ctx, []float32{1, 0, 0, 0}, Options{K: 1}); err == nil {
+	if _, err := s.Search(ctx, []float32{1, 0, 0, 0}, 1); err == nil {
 		t.Error("Search before the embedder is confirmed: no error")
 	}
 	if err := s.CheckEmbedder(ctx, testEmbedder); !errors.Is(err, ErrRebuild) {
@@ -536,7 +550,7 @@ func TestEmbedderMismatch(t *testing.T) {
 	if got := count(t, s, "notes"); got != 0 {
 		t.Errorf("%d notes after Reset, want 0", got)
 	}
-	if _, err := s.Search(ctx, []float32{1, 0, 0, 0}, Options{K: 1}); err == nil {
+	if _, err := s.Search(ctx, []float32{1, 0, 0, 0}, 1); err == nil {
 		t.Error("a 4-dimensional query on an 8-dimensional index: no error")
 	}
 	put(t, s, Note{Path: "a.md"}, []float32{1, 0, 0, 0, 0, 0, 0, 0})
@@ -577,9 +591,9 @@ func TestSchemaVersionChangeRebuilds(t *testing.T) {
 	if err := s.Rebuild(t.Context(), testEmbedder, err.Error()); err != nil {
 		t.Fatal(err)
 	}
-	stats, err := s.Stats(t.Context())
-	if err != nil || !strings.Contains(stats.RebuiltBecause, "schema version 0") || time.Since(stats.RebuiltAt) > time.Minute {
-		t.Errorf("Stats after the rebuild = %+v, %v; want the reason and a recent time", stats, err)
+	at, because, err := s.Rebuilt(t.Context())
+	if err != nil || !strings.Contains(because, "schema version 0") || time.Since(at) > time.Minute {
+		t.Errorf("Rebuilt after the rebuild = %v, %q, %v; want a recent time and the reason", at, because, err)
 	}
 	if err := s.CheckEmbedder(t.Context(), testEmbedder); err != nil {
 		t.Errorf("CheckEmbedder after the rebuild: %v", err)
@@ -591,7 +605,7 @@ func TestBadInput(t *testing.T) {
 	s := newIndex(t)
 	ctx := t.Context()
 	searchErr := func(q []float32, opts Options) error {
-		_, err := s.Search(ctx, q, opts)
+		_, err := s.Search(ctx, q, opts.K)
 		return err
 	}
 	q := []float32{1, 0, 0, 0}
@@ -789,7 +803,7 @@ func TestConcurrentReadsDuringWrites(t *testing.T) {
 					return
 				default:
 				}
-				hits, err := s.Search(context.Background(), []float32{1, 0, 0, 0}, Options{K: 5})
+				hits, err := s.Search(context.Background(), []float32{1, 0, 0, 0}, 5)
 				if err != nil {
 					errs <- err
 					return
@@ -847,10 +861,12 @@ func TestZeroVectors(t *testing.T) {
 	if got := count(t, s, "vectors"); got != 1 {
 		t.Errorf("%d vectors stored, want 1", got)
 	}
-	for _, search := range []func(context.Context, []float32, Options) ([]Hit, error){s.Search, s.SearchNotes} {
-		if hits, err := search(t.Context(), make([]float32, 4), Options{K: 5}); err != nil || len(hits) != 0 {
-			t.Errorf("a zero query found %v, %v; want nothing and no error", hits, err)
-		}
+	hits, err := s.Search(t.Context(), make([]float32, 4), 5)
+	if err != nil || len(hits) != 0 {
+		t.Errorf("a zero query: Search found %v, %v; want nothing and no error", hits, err)
+	}
+	if hits, err = s.SearchNotes(t.Context(), make([]float32, 4), Options{K: 5}); err != nil || len(hits) != 0 {
+		t.Errorf("a zero query: SearchNotes found %v, %v; want nothing and no error", hits, err)
 	}
 }
 
@@ -899,5 +915,40 @@ func TestCheck(t *testing.T) {
 	}
 	if err := s.Check(t.Context()); err == nil || !strings.Contains(err.Error(), "has no section") {
 		t.Errorf("Check with an orphan vector = %v, want it named", err)
+	}
+}
+
+// TestLinkTablesComeWithTheGraph: an index holds the link graph's tables only once
+// AddLinkTables made them; Reset drops them with the rest, and an index built without them
+// names every note as one whose links are missing.
+func TestLinkTablesComeWithTheGraph(t *testing.T) {
+	s := newIndex(t)
+	put(t, s, Note{Path: "a.md", Title: "a"}, []float32{1, 0, 0, 0})
+	hasLinks := func() bool {
+		var n int
+		err := s.db.QueryRowContext(t.Context(), `SELECT count(*) FROM sqlite_schema WHERE name = 'links'`).Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n == 1
+	}
+	if hasLinks() {
+		t.Fatal("a new index holds the link graph's tables before AddLinkTables")
+	}
+	if err := s.AddLinkTables(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddLinkTables(t.Context()); err != nil || !hasLinks() {
+		t.Fatalf("AddLinkTables twice: %v, tables there: %v", err, hasLinks())
+	}
+	onlyLinked, onlyIndexed, err := s.LinksDisagree(t.Context())
+	if err != nil || len(onlyLinked) != 0 || !slices.Equal(onlyIndexed, []string{"a.md"}) {
+		t.Errorf("LinksDisagree = %v, %v, %v; want a.md only indexed", onlyLinked, onlyIndexed, err)
+	}
+	if err := s.Reset(t.Context(), testEmbedder); err != nil {
+		t.Fatal(err)
+	}
+	if hasLinks() {
+		t.Error("Reset kept the link graph's tables")
 	}
 }

@@ -100,7 +100,7 @@ func (s *Store) PutNotes(ctx context.Context, entries []Entry) []error {
 			errs[i] = err // the commit failed: no note was stored
 		}
 		if errs[i] != nil {
-			errs[i] = fmt.Errorf("index %s: %w", entry.Note.Path, s.writeError(errs[i]))
+			errs[i] = fmt.Errorf("index %s: %w", entry.Note.Path, s.failed(errs[i]))
 		}
 	}
 	return errs

@@ -10,8 +10,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-
-	"vaultmcp/shared/store"
 )
 
 var searchVaultTool = mcp.NewTool("search_vault",
@@ -59,7 +57,7 @@ func searchVault(ix *index) server.ToolHandlerFunc {
 		if err != nil {
 			return mcp.NewToolResultError("cannot search: " + err.Error()), nil
 		}
-		hits, err := ix.db.Search(ctx, vector, store.Options{K: limit})
+		hits, err := ix.db.Search(ctx, vector, limit)
 		if err != nil {
 			return mcp.NewToolResultError("cannot search the index: " + err.Error()), nil
 		}

@@ -60,7 +60,7 @@ func (f *floor) get(ctx context.Context, embedder embed.Embedder, db *store.Stor
 		if err != nil {
 			return 0, fmt.Errorf("cannot measure the score floor: %w", err)
 		}
-		hits, err := db.Search(ctx, v, store.Options{K: 1})
+		hits, err := db.Search(ctx, v, 1)
 		if err != nil {
 			return 0, fmt.Errorf("cannot measure the score floor: %w", err)
 		}

@@ -29,6 +29,8 @@ type index struct {
 	floor    *floor                // vector matches scoring at or below it are chance
 	ranking  string                // how search ranks: rankHybrid, rankKeyword or rankVector
 	noticing func() watch.Noticing // how the watcher notices edits: events, or polling and why
+
+	compaction *store.Compaction // how the index keeps its size while the watcher writes it
 }
 
 // failures are the notes that could not be indexed. The watcher's worker writes them while
@@ -70,6 +72,12 @@ const batchChunks = 256
 // transaction (see store.PutNotes): a note is either wholly in the index or not at all. A
 // note that cannot be read or embedded is recorded in failed and the rest go on.
 func buildIndex(ctx context.Context, notes *vault.Vault, embedder embed.Embedder, db *store.Store, logger *slog.Logger) (*index, error) {
+	// The watcher writes the index while it is served, for as long as the server runs: every
+	// edit leaves the slots of its old vectors dead, and searches keep the write-ahead log
+	// from starting again (see store.KeepCompact). A write that fails says why in words, for
+	// index_status and the log, while the worker tries again.
+	compaction := db.KeepCompact()
+	db.ExplainWriteErrors()
 	identity := store.Embedder{Name: embedderName(embedder), Model: embedder.Model(), Dimension: embedder.Dimensions()}
 	if err := db.Reset(ctx, identity); err != nil {
 		return nil, err
@@ -78,7 +86,10 @@ func buildIndex(ctx context.Context, notes *vault.Vault, embedder embed.Embedder
 	if err != nil {
 		return nil, fmt.Errorf("cannot list the vault's notes: %w", err)
 	}
-	ix := &index{embedder: embedder, db: db, graph: links.New(), failed: failures{notes: map[string]error{}}, floor: &floor{logger: logger}}
+	ix := &index{
+		embedder: embedder, db: db, graph: links.New(), failed: failures{notes: map[string]error{}},
+		floor: &floor{logger: logger}, compaction: compaction,
+	}
 	report := progress.New(logger, "indexing", len(paths))
 
 	var batch []pendingNote

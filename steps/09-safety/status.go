@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"vaultmcp/shared/store"
 )
 
 var indexStatusTool = mcp.NewTool("index_status",
@@ -25,6 +28,7 @@ type statusJSON struct {
 	Dimensions int               `json:"dimensions"`
 	NotIndexed map[string]string `json:"notIndexed"` // path → why
 	Changes    string            `json:"changes"`    // how edits are noticed: file events, or polling and why
+	Compaction string            `json:"compaction"` // how much of the vectors table is live, and why compacting failed
 }
 
 func indexStatus(ix *index) server.ToolHandlerFunc {
@@ -33,10 +37,15 @@ func indexStatus(ix *index) server.ToolHandlerFunc {
 		if err != nil {
 			return mcp.NewToolResultError("cannot read the index: " + err.Error()), nil
 		}
+		live, dead, err := ix.db.Slots(ctx)
+		if err != nil {
+			return mcp.NewToolResultError("cannot read the index: " + err.Error()), nil
+		}
 		out := statusJSON{
 			Notes: stats.Notes, Sections: stats.Sections,
 			Embedder: stats.Embedder.Name, Model: stats.Embedder.Model, Dimensions: stats.Embedder.Dimension,
 			NotIndexed: map[string]string{},
+			Compaction: compaction(live, dead, ix.compaction.Err()),
 		}
 		if ix.noticing != nil {
 			out.Changes = ix.noticing().String()
@@ -50,4 +59,18 @@ func indexStatus(ix *index) server.ToolHandlerFunc {
 		}
 		return mcp.NewToolResultText(string(text)), nil
 	}
+}
+
+// compaction says how much of the vectors table deleted vectors have left dead (see
+// store.MinLiveShare), and why the latest compaction failed, if it did.
+func compaction(live, dead int, failed error) string {
+	share := 1.0
+	if live+dead > 0 {
+		share = float64(live) / float64(live+dead)
+	}
+	say := fmt.Sprintf("%.0f%% of the vector slots are live; the index compacts itself below %.0f%%", 100*share, 100*store.MinLiveShare)
+	if failed != nil {
+		say += "; the latest compaction failed, and is tried again later: " + failed.Error()
+	}
+	return say
 }

@@ -33,6 +33,8 @@ type index struct {
 	ranking  string                // how search ranks: rankHybrid, rankKeyword or rankVector
 	coverage coverage              // how much of the vault the index holds while it catches up
 	noticing func() watch.Noticing // how the watcher notices edits: events, or polling and why
+
+	compaction *store.Compaction // how the index keeps its size while the watcher writes it
 }
 
 // failures are the notes that could not be indexed. The watcher's worker writes them while
@@ -102,6 +104,12 @@ const batchChunks = 256
 // and the catch-up then fills it again. An old index is never searched with a new model's query
 // vectors: their distances would mean nothing.
 func openIndex(ctx context.Context, embedder embed.Embedder, db *store.Store, logger *slog.Logger) (*index, error) {
+	// The watcher writes the index while it is served, for as long as the server runs: every
+	// edit leaves the slots of its old vectors dead, and searches keep the write-ahead log
+	// from starting again (see store.KeepCompact). A write that fails says why in words, for
+	// index_status and the log, while the worker tries again.
+	compaction := db.KeepCompact()
+	db.ExplainWriteErrors()
 	identity := store.Embedder{Name: embedderName(embedder), Model: embedder.Model(), Dimension: embedder.Dimensions()}
 	err := db.CheckEmbedder(ctx, identity)
 	if errors.Is(err, store.ErrRebuild) {
@@ -116,9 +124,13 @@ func openIndex(ctx context.Context, embedder embed.Embedder, db *store.Store, lo
 	if err != nil {
 		return nil, err
 	}
+	graph, err := links.NewStored(ctx, db)
+	if err != nil {
+		return nil, err
+	}
 	return &index{
-		embedder: embedder, db: db, graph: links.NewStored(db),
-		failed: failures{notes: map[string]error{}}, floor: &floor{logger: logger},
+		embedder: embedder, db: db, graph: graph,
+		failed: failures{notes: map[string]error{}}, floor: &floor{logger: logger}, compaction: compaction,
 	}, nil
 }
 

@@ -491,7 +491,10 @@ func compareLinks(t *testing.T, vaultDir, db string, round int) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	stored := links.NewStored(s)
+	stored, err := links.NewStored(t.Context(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
 	inGraph, err := stored.Notes(t.Context())
 	if slices.Sort(inGraph); err != nil || !slices.Equal(inGraph, paths) {
 		t.Fatalf("round %d: the stored graph holds %v (%v), want the notes on disk %v", round, inGraph, err, paths)

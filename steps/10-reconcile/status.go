@@ -47,16 +47,24 @@ func indexStatus(ix *index, notes *vault.Vault) server.ToolHandlerFunc {
 		if err != nil {
 			return mcp.NewToolResultError("cannot read the index: " + err.Error()), nil
 		}
+		live, dead, err := ix.db.Slots(ctx)
+		if err != nil {
+			return mcp.NewToolResultError("cannot read the index: " + err.Error()), nil
+		}
+		rebuiltAt, rebuiltBecause, err := ix.db.Rebuilt(ctx)
+		if err != nil {
+			return mcp.NewToolResultError("cannot read the index: " + err.Error()), nil
+		}
 		out := statusJSON{
 			Notes: stats.Notes, Sections: stats.Sections,
 			Embedder: stats.Embedder.Name, Model: stats.Embedder.Model, Dimensions: stats.Embedder.Dimension,
-			RebuiltBecause: stats.RebuiltBecause,
+			RebuiltBecause: rebuiltBecause,
 			NotIndexed:     map[string]string{},
+			Compaction:     compaction(live, dead, ix.compaction.Err()),
 			SkippedFolders: notes.SkippedFolders(),
 		}
-		out.Compaction = compaction(stats)
-		if !stats.RebuiltAt.IsZero() {
-			out.RebuiltAt = stats.RebuiltAt.Format(time.RFC3339)
+		if !rebuiltAt.IsZero() {
+			out.RebuiltAt = rebuiltAt.Format(time.RFC3339)
 		}
 		if out.State, out.UpToDate, out.VaultNotes = ix.coverage.get(); out.State != phaseIndexing {
 			out.UpToDate, out.VaultNotes = 0, 0
@@ -80,14 +88,14 @@ func indexStatus(ix *index, notes *vault.Vault) server.ToolHandlerFunc {
 
 // compaction says how much of the vectors table deleted vectors have left dead (see
 // store.MinLiveShare), and why the latest compaction failed, if it did.
-func compaction(st store.Stats) string {
-	live := 1.0
-	if all := st.Vectors + st.DeadSlots; all > 0 {
-		live = float64(st.Vectors) / float64(all)
+func compaction(live, dead int, failed error) string {
+	share := 1.0
+	if live+dead > 0 {
+		share = float64(live) / float64(live+dead)
 	}
-	say := fmt.Sprintf("%.0f%% of the vector slots are live; the index compacts itself below %.0f%%", 100*live, 100*store.MinLiveShare)
-	if st.CompactError != nil {
-		say += "; the latest compaction failed, and is tried again later: " + st.CompactError.Error()
+	say := fmt.Sprintf("%.0f%% of the vector slots are live; the index compacts itself below %.0f%%", 100*share, 100*store.MinLiveShare)
+	if failed != nil {
+		say += "; the latest compaction failed, and is tried again later: " + failed.Error()
 	}
 	return say
 }
