@@ -16,18 +16,21 @@ import (
 // takes no new message, and waits for every request it has read to be answered, for at most
 // DrainTimeout, before it lets listen see the end of its input.
 //
+// A message is a line, and a line longer than maxLine bytes ends the input with an error: a
+// transport reads a whole line before it parses it, and a line never ended would fill memory.
+//
 // Closing stdin is how a client ends a server it started, and it still wants the answers it
 // asked for. mcp-go cancels every request under way as soon as its input ends or its context
 // does, so listen gets neither at once: its context is never cancelled, and its input ends
 // only once the answers are written. A subscriptions/listen request is not waited for: its
 // answer comes when the stream ends, which is when listen cancels it.
-func Stdio(ctx context.Context, listen func(context.Context, io.Reader, io.Writer) error, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error {
-	return serveStdio(ctx, listen, stdin, stdout, logger, DrainTimeout)
+func Stdio(ctx context.Context, listen func(context.Context, io.Reader, io.Writer) error, stdin io.Reader, stdout io.Writer, maxLine int, logger *slog.Logger) error {
+	return serveStdio(ctx, listen, stdin, stdout, maxLine, logger, DrainTimeout)
 }
 
-func serveStdio(ctx context.Context, listen func(context.Context, io.Reader, io.Writer) error, stdin io.Reader, stdout io.Writer, logger *slog.Logger, limit time.Duration) error {
+func serveStdio(ctx context.Context, listen func(context.Context, io.Reader, io.Writer) error, stdin io.Reader, stdout io.Writer, maxLine int, logger *slog.Logger, limit time.Duration) error {
 	waiting := &unanswered{ids: map[string]int{}}
-	in := &drainingInput{stop: ctx.Done(), src: stdin, waiting: waiting, logger: logger, limit: limit}
+	in := &drainingInput{stop: ctx.Done(), src: stdin, maxLine: maxLine, waiting: waiting, logger: logger, limit: limit}
 	return listen(context.WithoutCancel(ctx), in, &answerWatcher{dst: stdout, waiting: waiting})
 }
 
@@ -36,6 +39,7 @@ func serveStdio(ctx context.Context, listen func(context.Context, io.Reader, io.
 type drainingInput struct {
 	stop    <-chan struct{}
 	src     io.Reader
+	maxLine int
 	waiting *unanswered
 	logger  *slog.Logger
 	limit   time.Duration
@@ -76,7 +80,7 @@ func (in *drainingInput) Read(p []byte) (int, error) {
 		case c := <-in.chunks:
 			in.rest = c.data
 			if c.err != nil && len(c.data) == 0 {
-				return 0, in.finish(c.err, "stdin closed")
+				return 0, in.finish(c.err, "stopping: stdin closed")
 			}
 			if c.err != nil {
 				// Pass the data on now, and the error on the next read.
@@ -88,8 +92,13 @@ func (in *drainingInput) Read(p []byte) (int, error) {
 	}
 	n := copy(p, in.rest)
 	in.rest = in.rest[n:]
+	longest := 0
 	for _, line := range in.lines.add(p[:n]) {
 		in.waiting.request(line)
+		longest = max(longest, len(line))
+	}
+	if max(longest, len(in.lines.partial)) > in.maxLine {
+		return n, in.finish(fmt.Errorf("a message on stdin is longer than %d bytes; messages end with a newline, and none is this long", in.maxLine), "")
 	}
 	return n, nil
 }
@@ -105,7 +114,7 @@ func closedWith(err error) chan chunk {
 // makes err what every later Read returns.
 func (in *drainingInput) finish(err error, why string) error {
 	if err != io.EOF {
-		why = fmt.Sprintf("cannot read stdin (%v)", err)
+		why = fmt.Sprintf("stopping: %v", err)
 	}
 	in.end = err
 	n := in.waiting.count()

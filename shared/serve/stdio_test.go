@@ -34,7 +34,7 @@ func stdioSession(t *testing.T, ctx context.Context, release <-chan struct{}, lo
 	fromServer, out := io.Pipe()
 	result := make(chan error, 1)
 	go func() {
-		result <- serveStdio(ctx, server.NewStdioServer(s).Listen, in, out, slog.New(slog.NewTextHandler(logs, nil)), limit)
+		result <- serveStdio(ctx, server.NewStdioServer(s).Listen, in, out, 1<<20, slog.New(slog.NewTextHandler(logs, nil)), limit)
 		out.Close()
 	}()
 	lines := make(chan string, 10)
@@ -138,5 +138,25 @@ func TestIDKey(t *testing.T) {
 	}
 	if _, ok := idKey([]byte(`null`)); ok {
 		t.Error("a null id has a key")
+	}
+}
+
+// TestLinesAreBounded: a line over the bound ends the input with an error that says why; the
+// bound is per line, not per stream.
+func TestLinesAreBounded(t *testing.T) {
+	read := func(input string, max int) error {
+		in := &drainingInput{src: strings.NewReader(input), maxLine: max, waiting: &unanswered{ids: map[string]int{}},
+			logger: slog.New(slog.DiscardHandler), limit: time.Second}
+		_, err := io.ReadAll(in)
+		return err
+	}
+	if err := read("short\nlines\nonly\n", 5); err != nil {
+		t.Errorf("lines within the bound: %v", err)
+	}
+	if err := read("short\n"+strings.Repeat("x", 6)+"\n", 5); err == nil || !strings.Contains(err.Error(), "longer than 5 bytes") {
+		t.Errorf("a line over the bound: %v; want an error saying so", err)
+	}
+	if err := read(strings.Repeat("12345\n", 10_000), 5); err != nil {
+		t.Errorf("many short lines: %v", err)
 	}
 }
