@@ -15,7 +15,7 @@ import (
 )
 
 // A step uses a shared package one declaration at a time: step 2 calls guard.Local, step 9
-// guard.Wrap. So the listing is made of declarations, not packages: the ones the step names,
+// guard.Hostile. So the listing is made of declarations, not packages: the ones the step names,
 // and, in turn, the ones those name, found by reading the source (go/ast), without type
 // checking. It errs on the side of showing too much, never too little.
 //

@@ -15,16 +15,16 @@ func TestSharedDeclarations(t *testing.T) {
 		step      string
 		want, not []string
 	}{
-		{"2", []string{"func Local(", "const DefaultMaxBody", "func Strict(", "func CleanPath("},
-			[]string{"func Wrap(", "func CheckListenAddr(", "func (v *Vault) NoteInfos("}},
-		{"9", []string{"func Wrap(", "func CheckListenAddr(", "func NewServer(", "==== new shared package vaultmcp/shared/inbox"},
+		{"2", []string{"func Local(", "const DefaultMaxBody", "func Strict(", "func CleanPath(", "func HTTP(", "func Stdio("},
+			[]string{"func Hostile(", "func CheckListenAddr(", "func (v *Vault) NoteInfos("}},
+		{"9", []string{"func Hostile(", "func CheckListenAddr(", "func NewServer(", "==== new shared package vaultmcp/shared/inbox"},
 			[]string{"func Local(", "func Strict("}},
 		{"5", []string{"func (s *Store) Search(", "func (s *Store) knn("},
 			[]string{"func (s *Store) Compact(", "func (s *Store) allowedSections(", "func (s *Store) SearchNotes(", "_test.go\n@@"}},
 		{"6", []string{"func (s *Store) allowedSections(", "func (s *Store) SearchNotes("},
 			[]string{"func (s *Store) Compact("}},
 		{"10", []string{"func (v *Vault) NoteInfos(", "==== new shared package vaultmcp/shared/reconcile", "func (s *Store) Compact(", "func (s *Store) writeError("},
-			[]string{"stdio.go", "func Wrap("}},
+			[]string{"stdio.go", "func Hostile("}},
 	}
 	for _, tt := range tests {
 		t.Run("step "+tt.step, func(t *testing.T) {
