@@ -67,14 +67,12 @@ func readConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 		"how edits are noticed: auto (file events, or polling where the system cannot give them), events, or poll; env VAULTMCP_WATCH")
 	flags.StringVar(&c.inboxDir, "inbox", cmp.Or(getenv("VAULTMCP_INBOX"), inbox.DefaultFolder),
 		"the vault folder where create_note puts new notes; env VAULTMCP_INBOX")
-	var err error
-	if c.readOnly, err = yesOrNo(getenv("VAULTMCP_READ_ONLY")); err != nil {
-		return c, badSetting("read-only", "VAULTMCP_READ_ONLY", fmt.Errorf("%q: %w", getenv("VAULTMCP_READ_ONLY"), err))
-	}
+	readOnly := getenv("VAULTMCP_READ_ONLY")
 	flags.BoolFunc("read-only", "serve the vault without create_note, so that nothing in it is ever created; env VAULTMCP_READ_ONLY=1",
-		func(value string) (err error) {
-			if c.readOnly, err = yesOrNo(value); err != nil {
-				return fmt.Errorf("%w, here as in VAULTMCP_READ_ONLY", err)
+		func(value string) error {
+			readOnly = value // "true" for -read-only alone
+			if _, err := yesOrNo(value); err != nil {
+				return fmt.Errorf("%w, for the flag as for VAULTMCP_READ_ONLY", err)
 			}
 			return nil
 		})
@@ -89,6 +87,8 @@ func readConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	c.origins = splitList(origins)
 	var scoreErr error
 	c.search.minScore, scoreErr = parseScore(minScore)
+	var readOnlyErr error
+	c.readOnly, readOnlyErr = yesOrNo(readOnly)
 	checks := []struct {
 		flag, env string
 		err       error
@@ -99,6 +99,7 @@ func readConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 		{"min-score", "VAULTMCP_MIN_SCORE", scoreErr},
 		{"rank", "VAULTMCP_RANK", checkRanking(c.search.ranking)},
 		{"watch", "VAULTMCP_WATCH", errorOf(watch.ParseMode(watchMode))},
+		{"read-only", "VAULTMCP_READ_ONLY", readOnlyErr},
 		{"inbox", "VAULTMCP_INBOX", errorOf(vault.CleanPath(c.inboxDir))},
 		{"allow-origin", "VAULTMCP_ORIGINS", checkOrigins(c.origins)},
 	}
@@ -108,6 +109,7 @@ func readConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 		}
 	}
 	c.watchMode = watch.Mode(watchMode)
+	var err error
 	if c.dbPath == "" {
 		if c.dbPath, err = store.DefaultPath(c.vaultDir); err != nil {
 			return c, err
@@ -151,7 +153,7 @@ func yesOrNo(value string) (bool, error) {
 	}
 	b, err := strconv.ParseBool(value)
 	if err != nil {
-		return false, errors.New("use 1 or 0 (or true or false)")
+		return false, fmt.Errorf("%q is neither yes nor no: use 1 or 0 (or true or false)", value)
 	}
 	return b, nil
 }
