@@ -38,7 +38,7 @@ type config struct {
 
 // searchConfig is how search was asked to rank and cut its results.
 type searchConfig struct {
-	minScore float64 // 0: the floor chosen for the embedder (scoreFloor)
+	minScore float64 // 0: the floor measured on the index (see floor)
 	ranking  string
 }
 
@@ -60,7 +60,7 @@ func readConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 		"auto (Ollama if it answers, else offline), ollama, or offline; env VAULTMCP_EMBEDDER")
 	flags.StringVar(&c.dbPath, "db", getenv("VAULTMCP_DB"), "the index database file, outside the vault; env VAULTMCP_DB; unset, one in your cache directory")
 	flags.StringVar(&minScore, "min-score", getenv("VAULTMCP_MIN_SCORE"),
-		"the least score a search result needs, above 0 and at most 1; env VAULTMCP_MIN_SCORE; unset, one chosen for the embedder")
+		"the least score a search result needs, above 0 and at most 1; env VAULTMCP_MIN_SCORE; unset, measured on the index")
 	flags.StringVar(&c.search.ranking, "rank", cmp.Or(getenv("VAULTMCP_RANK"), rankHybrid),
 		"how search ranks notes: hybrid (words and meaning), keyword or vector; env VAULTMCP_RANK")
 	flags.StringVar(&watchMode, "watch", cmp.Or(getenv("VAULTMCP_WATCH"), string(watch.Auto)),
