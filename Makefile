@@ -24,7 +24,6 @@ ifneq ($(filter $(NUMBERED),$(firstword $(MAKECMDGOALS))),)
     $(eval $(N):;@:)
   endif
 endif
-STEP_ARGS = $(if $(filter http,$(TRANSPORT)),-addr $(ADDR))
 STEP = $(notdir $(wildcard steps/$(shell printf %02d $(N) 2>/dev/null)-*))
 
 .PHONY: help step check-step diff install test vet fmt cross bench bench-smoke eval interop-deps use-standin-deps guide standin use-standin fuzz vaults
@@ -42,12 +41,13 @@ step: need-step ## run step N on the sample vault at http://127.0.0.1:3000/mcp, 
 	  fi
 	@if [ "$(VAULT)" = "$(SCRATCH)" ]; then rm -rf "$(SCRATCH)" && mkdir -p .run && cp -R sample-vault "$(SCRATCH)"; fi
 	@# Over stdio, stdout carries only MCP messages: make's echo of the commands goes to stderr.
-	@echo 'go build -o .run/bin/ ./steps/$(STEP) && .run/bin/$(STEP) $(STEP_ARGS)' >&2
+	@echo 'go build -o .run/bin/ ./steps/$(STEP) && .run/bin/$(STEP)' >&2
 	@go build -o .run/bin/ ./steps/$(STEP)
 	@# exec puts the server in the shell's place, so whatever stops make (Ctrl-C, kill, a
 	@# terminal's stop button) reaches the server, which then frees its port. go run would not
 	@# pass a kill on.
-	@VAULT_PATH="$(VAULT)" VAULTMCP_EMBEDDER=$(EMBEDDER) VAULTMCP_TRANSPORT=$(TRANSPORT) exec .run/bin/$(STEP) $(STEP_ARGS)
+	@# The settings travel as the environment variables the server reads, as a client sets them.
+	@VAULT_PATH="$(VAULT)" VAULTMCP_ADDR=$(ADDR) VAULTMCP_EMBEDDER=$(EMBEDDER) VAULTMCP_TRANSPORT=$(TRANSPORT) exec .run/bin/$(STEP)
 
 check-step: need-step ## run step N's transcript against the server `make step N` started
 	go run ./scripts/check-step -mcp http://$(ADDR)/mcp -vault "$(VAULT)" $(N)

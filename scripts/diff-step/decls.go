@@ -19,7 +19,7 @@ import (
 )
 
 // A step uses a shared package one declaration at a time: step 2 calls guard.Local, step 9
-// guard.Wrap. So the listing is made of declarations, not packages: the ones the step's code
+// guard.Hostile. So the listing is made of declarations, not packages: the ones the step's code
 // refers to, and, in turn, the ones those refer to. The step and the shared packages are type
 // checked (go/types, with the compiled export data of everything else), so each name leads to
 // the one declaration it denotes: a method is reached when it is called (x.M) or taken as a

@@ -13,9 +13,9 @@ func TestSharedDeclarations(t *testing.T) {
 		step      string
 		want, not []string
 	}{
-		{"2", []string{"func Local(", "const DefaultMaxBody", "func Strict(", "func CleanPath("},
-			[]string{"func Wrap(", "func CheckListenAddr(", "func (v *Vault) NoteInfos("}},
-		{"9", []string{"func Wrap(", "func CheckListenAddr(", "func NewServer(", "==== new shared package vaultmcp/shared/inbox"},
+		{"2", []string{"func Local(", "const DefaultMaxBody", "func Strict(", "func CleanPath(", "func HTTP(", "func Stdio("},
+			[]string{"func Hostile(", "func CheckListenAddr(", "func (v *Vault) NoteInfos("}},
+		{"9", []string{"func Hostile(", "func CheckListenAddr(", "func NewServer(", "==== new shared package vaultmcp/shared/inbox"},
 			[]string{"func Local(", "func Strict("}},
 		{"5", []string{"func (s *Store) Search(", "func (s *Store) knn(", "func (s *Store) Reset("},
 			[]string{"func (s *Store) Compact(", "func (s *Store) KeepCompact(", "func (s *Store) trimLog(",
@@ -32,7 +32,7 @@ func TestSharedDeclarations(t *testing.T) {
 			[]string{"func (s *Store) AddLinkTables(", "func (s *Store) Rebuild("}},
 		{"10", []string{"func (v *Vault) NoteInfos(", "==== new shared package vaultmcp/shared/reconcile",
 			"func (s *Store) AddLinkTables(", "func (s *Store) Rebuild(", "func ChooseModel(", "func (o *Ollama) MeasureDimensions("},
-			[]string{"stdio.go", "func Wrap(", "func (s *Store) Compact(", "func (s *Store) writeError("}},
+			[]string{"stdio.go", "func Hostile(", "func (s *Store) Compact(", "func (s *Store) writeError("}},
 	}
 	for _, tt := range tests {
 		t.Run("step "+tt.step, func(t *testing.T) {

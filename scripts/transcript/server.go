@@ -3,6 +3,7 @@ package transcript
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"vaultmcp/shared/testvaults"
@@ -144,6 +146,23 @@ func Start(bin string, env []string, args ...string) (*Server, error) {
 
 // Logs returns what the server has written to stderr so far.
 func (s *Server) Logs() string { return s.logs.String() }
+
+// Terminate sends the server SIGTERM, as kill does and as a client that started it does, and
+// returns how it exited: nil for status 0. A server that has not exited within a minute is
+// killed.
+func (s *Server) Terminate() error {
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		return err
+	}
+	select {
+	case <-s.done:
+	case <-time.After(time.Minute):
+		s.cmd.Process.Kill()
+		s.cmd.Wait()
+		return errors.New("the server did not exit within a minute of SIGTERM")
+	}
+	return s.cmd.Wait()
+}
 
 // Stop interrupts the server, as Ctrl-C would, and waits for it to exit.
 func (s *Server) Stop() {

@@ -224,6 +224,7 @@ type StdioServer struct {
 	stdin  io.WriteCloser
 	lines  chan string   // stdout, a message a line; closed when stdout ends
 	exited chan struct{} // closed once the process has exited
+	exit   error         // how it exited, once exited is closed: nil for status 0
 	logs   LogBuffer
 	pings  int // private ping ids used so far
 }
@@ -269,7 +270,7 @@ func StartStdio(bin string, env []string, args ...string) (*StdioServer, error) 
 			}
 		}
 		close(s.lines)
-		s.cmd.Wait() // only once stdout is read to the end, as exec asks
+		s.exit = s.cmd.Wait() // only once stdout is read to the end, as exec asks
 		close(s.exited)
 	}()
 	// A step may build its index before it reads stdin: give it the time Start gives HTTP.

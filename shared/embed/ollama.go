@@ -122,8 +122,8 @@ func positiveOr[T int | time.Duration](value, fallback T) T {
 // character ("|---|" is five tokens), and letters never take more tokens than bytes. So the
 // cap holds for any text, tables and code included; the 2 are the tokens the model adds at
 // the start and the end. Prose averages four or more bytes a token, so for prose the cap
-// leaves much of the context unused: the price of never overflowing it. Step 3's chunks (at
-// most 2000 bytes) fit whole.
+// leaves much of the context unused: the price of never overflowing it. The chunks of package
+// markdown (at most 2000 bytes) fit whole.
 //
 // Ollama is told not to truncate: if an input still does not fit (a model configured with
 // a smaller context), the request fails with ErrInputTooLong instead of the end of the text

@@ -9,7 +9,7 @@ import (
 	"vaultmcp/shared/guard"
 )
 
-// A step puts its MCP handler behind the wall like this.
+// A server puts its MCP handler behind the wall like this.
 func Example() {
 	addr := "127.0.0.1:3000" // the -addr flag
 	if err := guard.CheckListenAddr(addr); err != nil {
@@ -20,8 +20,8 @@ func Example() {
 		log.Fatal(err)
 	}
 
-	var mcpHandler http.Handler // server.NewStreamableHTTPServer(...) in a step
-	wall, err := guard.Wrap(mcpHandler, guard.Config{
+	var mcpHandler http.Handler // server.NewStreamableHTTPServer(...) from mcp-go
+	guarded, err := guard.Hostile(mcpHandler, guard.Config{
 		Addr:    ln.Addr(), // the real port, even when addr asked for port 0
 		Origins: []string{"http://localhost:6274"},
 		Logger:  slog.Default(),
@@ -30,17 +30,17 @@ func Example() {
 		log.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", wall)
+	mux.Handle("/mcp", guarded)
 	log.Fatal(guard.NewServer(mux).Serve(ln))
 }
 
-// Before the whole wall, a step keeps web pages out with Host and Origin alone.
+// Host and Origin alone keep web pages out, without the limits Hostile adds.
 func ExampleLocal() {
 	ln, err := net.Listen("tcp", "127.0.0.1:3000")
 	if err != nil {
 		log.Fatal(err)
 	}
-	var mcpHandler http.Handler // server.NewStreamableHTTPServer(...) in a step
+	var mcpHandler http.Handler // server.NewStreamableHTTPServer(...) from mcp-go
 	local, err := guard.Local(mcpHandler, ln.Addr(), slog.Default())
 	if err != nil {
 		log.Fatal(err)

@@ -4,7 +4,7 @@
 // machine can reach it, and this package keeps that true. Local answers only requests that
 // are addressed to this server and come from no browser or an allowed page. CheckListenAddr
 // refuses to listen anywhere but loopback. NewServer bounds how long a connection may take.
-// Wrap adds the rest to Local: POST only, a bounded body, a few requests at a time.
+// Hostile adds limits to Local: POST only, a bounded body, a few requests at a time.
 //
 // The browser is the reason for most of it. A page the user visits runs on this machine, so
 // it can reach 127.0.0.1, and the Host and Origin checks are what keep it out.
@@ -39,7 +39,7 @@ const DefaultMaxInFlight = 16
 // or trickling bytes on purpose.
 const DefaultBodyTimeout = 5 * time.Second
 
-// Config says what Wrap lets through.
+// Config says what Hostile lets through.
 type Config struct {
 	// Addr is the listener's own address, ln.Addr(), as Local takes it.
 	Addr net.Addr
@@ -55,8 +55,10 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// Wrap puts next behind the wall. Every request passes these checks in this order, and the
-// first that fails answers it, so next sees only requests that passed them all:
+// Hostile puts next behind every check against hostile requests: those from a web page or
+// addressed to another name, and those that would take more of the server than a client
+// needs. Every request passes these checks in this order, and the first that fails answers
+// it, so next sees only requests that passed them all:
 //
 //  1. Host and Origin (403), as Local checks them.
 //  2. Method (405): POST only. This server streams nothing and keeps no sessions, so GET
@@ -70,9 +72,9 @@ type Config struct {
 // against a budget of MaxInFlight × MaxBody shared by every body still arriving. So at most
 // twice that is ever held in bodies: that budget, and the bodies of the requests in flight.
 //
-// Wrap fails when Addr is not a loopback address with a real port, or an origin in Origins
+// Hostile fails when Addr is not a loopback address with a real port, or an origin in Origins
 // is not written as a browser would send it.
-func Wrap(next http.Handler, cfg Config) (http.Handler, error) {
+func Hostile(next http.Handler, cfg Config) (http.Handler, error) {
 	if cfg.Addr == nil {
 		return nil, errors.New("guard.Config.Addr is nil; pass the listener's address, ln.Addr()")
 	}
@@ -85,7 +87,7 @@ func Wrap(next http.Handler, cfg Config) (http.Handler, error) {
 	if err := CheckListenAddr(cfg.Addr.String()); err != nil {
 		return nil, err
 	}
-	g := &wall{
+	g := &limits{
 		next:        next,
 		maxBody:     cmp.Or(cfg.MaxBody, DefaultMaxBody),
 		bodyTimeout: cmp.Or(cfg.BodyTimeout, DefaultBodyTimeout),
@@ -98,8 +100,9 @@ func Wrap(next http.Handler, cfg Config) (http.Handler, error) {
 	return Local(g, cfg.Addr, g.log, cfg.Origins...)
 }
 
-// wall is the handler Local passes to: the checks after Host and Origin.
-type wall struct {
+// limits is the handler Local passes to: the checks after Host and Origin, each a limit on
+// what one request may take (its method, its body, a slot).
+type limits struct {
 	next        http.Handler
 	maxBody     int64
 	bodyTimeout time.Duration
@@ -108,7 +111,7 @@ type wall struct {
 	log         *slog.Logger
 }
 
-func (g *wall) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (g *limits) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		// Clients ask with GET whether the server streams, and some end a session with
 		// DELETE; 405 is the answer the MCP spec gives both. Nothing is wrong, so it is no
@@ -146,7 +149,7 @@ func (g *wall) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // refuseBody answers a request whose body could not be read, with the reason.
-func (g *wall) refuseBody(w http.ResponseWriter, r *http.Request, err error) {
+func (g *limits) refuseBody(w http.ResponseWriter, r *http.Request, err error) {
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 		refuse(g.log, w, r, http.StatusRequestEntityTooLarge, "body", fmt.Sprintf(
 			"the request body is larger than %d bytes, the most this server reads; MCP messages to it are far smaller",
@@ -174,7 +177,7 @@ func (g *wall) refuseBody(w http.ResponseWriter, r *http.Request, err error) {
 // The memory for the body is taken from the arriving budget as the body grows, so a slow body
 // holds only about what it sent. The caller gives back cap(body) once done with it; after an
 // error, readBody has given back what it took.
-func (g *wall) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+func (g *limits) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	// A body that announces its size is refused without reading it.
 	if r.ContentLength > g.maxBody {
 		return nil, &http.MaxBytesError{Limit: g.maxBody}
@@ -211,7 +214,7 @@ func (g *wall) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) 
 }
 
 // errNoBudget is readBody's answer when the bodies already arriving hold all the memory the
-// wall gives them.
+// limits give them.
 var errNoBudget = errors.New("no room for another body")
 
 // A budget is a number of bytes, taken and given back by the requests whose bodies arrive.

@@ -28,7 +28,7 @@ func serve(t *testing.T, inner http.Handler, cfg Config) server {
 	t.Helper()
 	return serveWith(t, func(addr net.Addr, logger *slog.Logger) (http.Handler, error) {
 		cfg.Addr, cfg.Logger = addr, logger
-		return Wrap(inner, cfg)
+		return Hostile(inner, cfg)
 	})
 }
 
@@ -176,7 +176,7 @@ type refusal struct {
 	text   string // in the message
 }
 
-// hostAndOrigin lists the requests Local refuses, for a server on port p. Wrap must refuse
+// hostAndOrigin lists the requests Local refuses, for a server on port p. Hostile must refuse
 // them the same way.
 func hostAndOrigin(p string) []refusal {
 	return []refusal{
@@ -289,7 +289,7 @@ func checkAllowed(t *testing.T, srv server, calls *atomic.Int32, tests map[strin
 // A server on port 80 is called without a port: clients leave the default one out.
 func TestDefaultPort(t *testing.T) {
 	var calls atomic.Int32
-	h, err := Wrap(echo(&calls), Config{
+	h, err := Hostile(echo(&calls), Config{
 		Addr:   &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 80},
 		Logger: slog.New(slog.NewTextHandler(t.Output(), nil)),
 	})
@@ -455,7 +455,7 @@ func TestRefusalLog(t *testing.T) {
 	}
 }
 
-func TestWrapConfig(t *testing.T) {
+func TestHostileConfig(t *testing.T) {
 	loopback := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 3000}
 	tests := []struct {
 		name string
@@ -472,7 +472,7 @@ func TestWrapConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Wrap(http.NotFoundHandler(), tt.cfg)
+			_, err := Hostile(http.NotFoundHandler(), tt.cfg)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want one mentioning %q", err, tt.want)
 			}

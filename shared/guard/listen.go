@@ -44,10 +44,12 @@ func NewServer(h http.Handler) *http.Server {
 		ReadHeaderTimeout: 10 * time.Second,
 		// Headers and body: a body of at most DefaultMaxBody crosses loopback in milliseconds.
 		ReadTimeout: 30 * time.Second,
-		// From the end of the headers to the end of the answer, so it bounds the tool's work.
-		// A search embeds its query first, and Ollama may have to load the model before it
-		// answers, or finish a batch of indexing: the embedder allows itself 2 minutes for
-		// that (shared/embed). Three minutes lets its own clear error arrive first.
+		// From the end of the headers to the end of the answer: an answer not written by then
+		// is lost, and the connection closes. It does not stop the work: the request's context
+		// is not cancelled (go.dev/issue/59602), so a tool that hangs keeps running, and keeps
+		// its slot, until it returns. What ends a search that waits on Ollama is the embedder's
+		// own 2-minute limit (shared/embed), and Ollama may need that long to load its model
+		// or finish a batch of indexing; three minutes lets that clear error arrive first.
 		WriteTimeout: 3 * time.Minute,
 		// A client keeps its connection between calls; a new one on loopback costs little.
 		IdleTimeout: time.Minute,

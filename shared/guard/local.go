@@ -152,6 +152,14 @@ func refuseAt(level slog.Level, log *slog.Logger, w http.ResponseWriter, r *http
 	w.Write(append(body, '\n'))
 }
 
+// CheckOrigin reports whether origin is written as a browser sends one, as Local and Hostile
+// require of an allowed origin: so that a program can check the ones it was given before it
+// starts anything.
+func CheckOrigin(origin string) error {
+	_, err := canonicalOrigin(origin)
+	return err
+}
+
 // canonicalOrigin checks that an allowed origin is written as a browser sends one (scheme,
 // host and port only) and writes it the way a browser would: in lower case, without the
 // scheme's default port.

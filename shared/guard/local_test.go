@@ -19,7 +19,7 @@ func serveLocal(t *testing.T, inner http.Handler) server {
 	})
 }
 
-// Local refuses what Wrap refuses for Host and Origin, the same way.
+// Local refuses what Hostile refuses for Host and Origin, the same way.
 func TestLocal(t *testing.T) {
 	var calls atomic.Int32
 	srv := serveLocal(t, echo(&calls))
@@ -109,5 +109,18 @@ func TestLocalConfig(t *testing.T) {
 				t.Errorf("error %v, want one mentioning %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestCheckOrigin(t *testing.T) {
+	for _, ok := range []string{"http://localhost:6274", "https://example.com", "http://[::1]:8080"} {
+		if err := CheckOrigin(ok); err != nil {
+			t.Errorf("CheckOrigin(%q) = %v; want nil", ok, err)
+		}
+	}
+	for _, bad := range []string{"localhost:6274", "http://localhost:6274/", "null", "", "http://user@localhost"} {
+		if err := CheckOrigin(bad); err == nil {
+			t.Errorf("CheckOrigin(%q) = nil; want an error", bad)
+		}
 	}
 }

@@ -7,9 +7,9 @@ import (
 
 // MaxChunk is the most bytes one chunk holds, its "Title > Heading" line included. Embedding
 // models read a bounded number of tokens, often 2048, and a token stands for at least one byte
-// of text, so 2000 bytes fit whatever the language, with room for the task prefix that step 04
-// adds (step 04 still caps what it sends, as a last defence). Smaller chunks also embed more
-// sharply: a vector per idea rather than one for a whole page.
+// of text, so 2000 bytes fit whatever the language, with room for the task prefix an embedder
+// adds (package embed still caps what it sends, as a last defence). Smaller chunks also embed
+// more sharply: a vector per idea rather than one for a whole page.
 const MaxChunk = 2000
 
 // maxPrefix bounds the "Title > Heading" line, so that even a giant heading leaves room for text.

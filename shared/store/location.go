@@ -27,10 +27,27 @@ func DefaultPath(vaultDir string) (string, error) {
 	return filepath.Join(cache, "vaultmcp", name, "index.db"), nil
 }
 
-// CheckLocation refuses an index path inside the vault: the database and its -wal and -shm
-// files change all the time, and in the vault they would be synced, backed up and shown by
-// Obsidian as clutter. It also creates the index's folder if it is missing.
+// CheckLocation refuses an index path inside the vault, as CheckOutside does, and creates the
+// index's folder if it is missing.
 func CheckLocation(vaultDir, dbPath string) error {
+	if err := CheckOutside(vaultDir, dbPath); err != nil {
+		return err
+	}
+	db, err := filepath.Abs(dbPath)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(db), 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("cannot create the index's folder: %w", err)
+	}
+	return nil
+}
+
+// CheckOutside refuses an index path inside the vault: the database and its -wal and -shm
+// files change all the time, and in the vault they would be synced, backed up and shown by
+// Obsidian as clutter. It creates nothing, so a program can check its configuration with it
+// before it touches the disk.
+func CheckOutside(vaultDir, dbPath string) error {
 	vault, err := filepath.Abs(vaultDir)
 	if err != nil {
 		return err
@@ -43,9 +60,6 @@ func CheckLocation(vaultDir, dbPath string) error {
 	vault, dir := realPath(vault), realPath(filepath.Dir(db))
 	if rel, err := filepath.Rel(vault, dir); err == nil && filepath.IsLocal(rel) {
 		return fmt.Errorf("the index %s is inside the vault; pass -db with a path outside %s", dbPath, vaultDir)
-	}
-	if err := os.MkdirAll(filepath.Dir(db), 0o755); err != nil && !errors.Is(err, os.ErrExist) {
-		return fmt.Errorf("cannot create the index's folder: %w", err)
 	}
 	return nil
 }

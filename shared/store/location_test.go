@@ -1,6 +1,8 @@
 package store
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,5 +54,20 @@ func TestDefaultPathIsPerVault(t *testing.T) {
 	b, _ := DefaultPath("/notes/b/Vault")
 	if a == b || !strings.Contains(a, "Vault-") || filepath.Base(a) != "index.db" {
 		t.Errorf("DefaultPath gave %s and %s", a, b)
+	}
+}
+
+// TestCheckOutsideCreatesNothing: the check a program makes before it touches the disk makes
+// no folder, where CheckLocation makes the index's.
+func TestCheckOutsideCreatesNothing(t *testing.T) {
+	vault, dbDir := t.TempDir(), filepath.Join(t.TempDir(), "index")
+	if err := CheckOutside(vault, filepath.Join(dbDir, "index.db")); err != nil {
+		t.Fatalf("CheckOutside(outside) = %v", err)
+	}
+	if _, err := os.Stat(dbDir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("CheckOutside made the index's folder, or more (%v)", err)
+	}
+	if err := CheckOutside(vault, filepath.Join(vault, "index.db")); err == nil {
+		t.Error("CheckOutside(inside the vault) = nil; want a refusal")
 	}
 }

@@ -29,6 +29,15 @@ const (
 	Poll Mode = "poll"
 )
 
+// ParseMode reads a Mode from its name, as a flag or a setting gives it.
+func ParseMode(name string) (Mode, error) {
+	switch m := Mode(name); m {
+	case Auto, Events, Poll:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown watch mode %q: use auto, events or poll", name)
+}
+
 // Polling's pace. A full pass walks the vault and stats every note. In between, a quick pass
 // stats only the folders and the notes that changed lately (hot for hotFor). A note made,
 // deleted or renamed changes its folder's time, which sends the quick pass to a full one; an

@@ -150,3 +150,16 @@ func TestPollingPace(t *testing.T) {
 		t.Errorf("with PollEvery 7s, after a pass of 1s: every %v", n.Every)
 	}
 }
+
+func TestParseMode(t *testing.T) {
+	for _, name := range []string{"auto", "events", "poll"} {
+		if m, err := ParseMode(name); err != nil || string(m) != name {
+			t.Errorf("ParseMode(%q) = %q, %v", name, m, err)
+		}
+	}
+	for _, name := range []string{"", "bogus", "Poll"} {
+		if _, err := ParseMode(name); err == nil || !strings.Contains(err.Error(), "auto, events or poll") {
+			t.Errorf("ParseMode(%q) = %v; want an error naming the modes", name, err)
+		}
+	}
+}

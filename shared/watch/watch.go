@@ -19,7 +19,7 @@
 // the two halves of a rename, but fsnotify does not pass the pairing on, and a note moved in
 // from outside the vault has no old path at all. A consumer that keeps each note's content
 // hash can pair them itself: an Updated note whose hash it already holds is a rename, and
-// needs no new embeddings. Step 10's reconcile matches notes by hash the same way. The two
+// needs no new embeddings. Package reconcile matches notes by hash the same way. The two
 // changes come in no fixed order (usually the Removed first), so pairing them takes a store
 // that finds vectors by content hash, or a moment's delay before deleting.
 //

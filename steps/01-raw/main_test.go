@@ -13,13 +13,14 @@ import (
 )
 
 // startServer runs the program as main would, on a free port, and returns its MCP endpoint.
+// The port comes from the environment, as make step passes it.
 func startServer(t *testing.T) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	logs, logWriter := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"01-raw", "-addr", "127.0.0.1:0"}, func(string) string { return "" }, io.Discard, logWriter)
+		done <- run(ctx, []string{"01-raw"}, env("VAULTMCP_ADDR", "127.0.0.1:0"), logWriter)
 		logWriter.Close()
 	}()
 	t.Cleanup(func() {
@@ -44,6 +45,37 @@ func startServer(t *testing.T) string {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the server did not log its url")
 		return ""
+	}
+}
+
+// env returns a getenv that knows only the one variable given.
+func env(name, value string) func(string) string {
+	return func(key string) string {
+		if key == name {
+			return value
+		}
+		return ""
+	}
+}
+
+// TestBadAddressNamesItself: an address that cannot be one stops the program before it
+// listens, with an error that names both places it may come from.
+func TestBadAddressNamesItself(t *testing.T) {
+	for _, c := range []struct {
+		args   []string
+		getenv func(string) string
+	}{
+		{[]string{"01-raw", "-addr", "nowhere"}, env("", "")},
+		{[]string{"01-raw"}, env("VAULTMCP_ADDR", "nowhere")},
+	} {
+		var logs strings.Builder
+		err := run(t.Context(), c.args, c.getenv, &logs)
+		if err == nil || !strings.Contains(err.Error(), "-addr") || !strings.Contains(err.Error(), "VAULTMCP_ADDR") || !strings.Contains(err.Error(), `"nowhere"`) {
+			t.Errorf("run %q with %q = %v; want an error naming -addr, VAULTMCP_ADDR and the value", c.args, c.getenv("VAULTMCP_ADDR"), err)
+		}
+		if strings.Contains(logs.String(), "listening") {
+			t.Errorf("run %q listened before it refused:\n%s", c.args, logs.String())
+		}
 	}
 }
 

@@ -17,10 +17,19 @@ var (
 	handshakeVersions = supportedVersions[1:]
 )
 
-var serverInfo = map[string]any{"name": "vaultmcp", "version": "0.1.0"}
+// implementation names a program, as initialize and server/discover name the server.
+type implementation struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
 
-// capabilities says what this server offers: tools, and no notifications when they change.
-var capabilities = map[string]any{"tools": map[string]any{}}
+var serverInfo = implementation{Name: "vaultmcp", Version: "0.1.0"}
+
+// serverCapabilities says what a server offers. This one has tools, and "tools": {} says
+// too that it will not announce changes to them (that would be {"listChanged": true}).
+type serverCapabilities struct {
+	Tools struct{} `json:"tools"`
+}
 
 // requestMeta is what a 2026-07-28 request says about itself in params._meta. Both fields
 // are required; the client may also name itself (clientInfo), which we do not need.
@@ -72,43 +81,70 @@ func unsupportedVersion(requested string) *rpcError {
 	}
 }
 
-// dispatchCurrent runs one 2026-07-28 request. Every result says that it is complete (a server
-// that needs more input from the client answers "input_required" instead) and names the
-// server, since no handshake has told the client who answers.
+// dispatchCurrent runs one 2026-07-28 request.
 func dispatchCurrent(method string, params json.RawMessage) (any, *rpcError) {
-	var result any
 	switch method {
 	case "server/discover":
-		result = cacheable(map[string]any{"supportedVersions": supportedVersions, "capabilities": capabilities})
+		return discoverResult{SupportedVersions: supportedVersions, cacheHints: noCache, stamp: complete}, nil
 	case "tools/list":
-		result = cacheable(map[string]any{"tools": tools})
+		return toolsList{Tools: tools, cacheHints: &noCache, stamp: &complete}, nil
 	case "tools/call":
-		r, err := callTool(params)
+		result, err := callTool(params)
 		if err != nil {
 			return nil, err
 		}
-		result = r
+		result.stamp = &complete
+		return result, nil
 	case "initialize", "ping":
 		return nil, &rpcError{Code: codeMethodNotFound, Message: quote(method) + " was removed in protocol version 2026-07-28"}
-	default:
-		return nil, methodNotFound(method)
 	}
-	fields := map[string]any{}
-	raw, _ := json.Marshal(result) // our own results: maps, slices and strings
-	json.Unmarshal(raw, &fields)
-	fields["resultType"] = "complete"
-	fields["_meta"] = map[string]any{"io.modelcontextprotocol/serverInfo": serverInfo}
-	return fields, nil
+	return nil, methodNotFound(method)
 }
 
-// cacheable adds the hints 2026-07-28 asks for on lists: how long a client may reuse the answer
-// and who may cache it. The tools change whenever a reader moves on to the next step at the
-// same address, so clients should ask again every time (0 ms); and nothing here is meant for
-// a shared cache.
-func cacheable(result map[string]any) map[string]any {
-	result["ttlMs"] = 0
-	result["cacheScope"] = "private"
-	return result
+// A 2026-07-28 result says what kind it is, "complete" (a server that needs more input from
+// the client answers "input_required" instead), and names the server in its _meta, since no
+// handshake has told the client who answers. stamp holds both. A result type embeds it, so
+// its fields sit beside the result's own; as a nil pointer, encoding/json leaves it out, as a
+// 2025 client expects.
+type stamp struct {
+	ResultType string     `json:"resultType"`
+	Meta       resultMeta `json:"_meta"`
+}
+
+type resultMeta struct {
+	ServerInfo implementation `json:"io.modelcontextprotocol/serverInfo"`
+}
+
+var complete = stamp{ResultType: "complete", Meta: resultMeta{ServerInfo: serverInfo}}
+
+// cacheHints are what 2026-07-28 adds to lists: how long a client may reuse the answer, and
+// who may cache it. The tools change whenever a reader moves on to the next step at the same
+// address, so clients should ask again every time (0 ms); and nothing here is meant for a
+// shared cache.
+type cacheHints struct {
+	TTLMs      int    `json:"ttlMs"`
+	CacheScope string `json:"cacheScope"`
+}
+
+var noCache = cacheHints{TTLMs: 0, CacheScope: "private"}
+
+type discoverResult struct {
+	SupportedVersions []string           `json:"supportedVersions"`
+	Capabilities      serverCapabilities `json:"capabilities"`
+	cacheHints
+	stamp
+}
+
+type toolsList struct {
+	Tools []tool `json:"tools"`
+	*cacheHints
+	*stamp
+}
+
+type initializeResult struct {
+	ProtocolVersion string             `json:"protocolVersion"`
+	Capabilities    serverCapabilities `json:"capabilities"`
+	ServerInfo      implementation     `json:"serverInfo"`
 }
 
 // dispatchHandshake runs one request from a client of the 2025 revisions.
@@ -119,7 +155,7 @@ func dispatchHandshake(method string, params json.RawMessage) (any, *rpcError) {
 	case "ping":
 		return struct{}{}, nil // the protocol's own liveness check: an empty result
 	case "tools/list":
-		return map[string]any{"tools": tools}, nil
+		return toolsList{Tools: tools}, nil
 	case "tools/call":
 		return callTool(params)
 	}
@@ -145,7 +181,7 @@ func initialize(params json.RawMessage) (any, *rpcError) {
 	if slices.Contains(handshakeVersions, p.ProtocolVersion) {
 		version = p.ProtocolVersion
 	}
-	return map[string]any{"protocolVersion": version, "capabilities": capabilities, "serverInfo": serverInfo}, nil
+	return initializeResult{ProtocolVersion: version, ServerInfo: serverInfo}, nil
 }
 
 func quote(s string) string {

@@ -12,23 +12,27 @@ type tool struct {
 	call        func(args map[string]any) toolResult
 }
 
-// annotations are hints for the client. Set all four: a client that finds one missing must
-// assume the worst (that the tool may destroy data and reach the outside world).
+// annotations are hints for the client. A hint left out means the worst: that the tool may
+// change things, destroy data, and reach the outside world. readOnlyHint and openWorldHint
+// apply to every tool; destructiveHint and idempotentHint say how a tool changes things, so
+// the specification reads them only when readOnlyHint is false, and a tool that only reads
+// leaves them out.
 type annotations struct {
-	ReadOnly    bool `json:"readOnlyHint"`
-	Destructive bool `json:"destructiveHint"`
-	Idempotent  bool `json:"idempotentHint"`
-	OpenWorld   bool `json:"openWorldHint"`
+	ReadOnly    bool  `json:"readOnlyHint"`
+	Destructive *bool `json:"destructiveHint,omitempty"`
+	Idempotent  *bool `json:"idempotentHint,omitempty"`
+	OpenWorld   bool  `json:"openWorldHint"`
 }
 
-var harmless = annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false}
+// readOnly annotates a tool that changes nothing and reaches nothing outside this machine.
+var readOnly = annotations{ReadOnly: true, OpenWorld: false}
 
 var tools = []tool{
 	{
 		Name:        "ping",
 		Description: `Checks that the server is alive. Returns the text "pong".`,
 		InputSchema: map[string]any{"type": "object", "properties": map[string]any{}},
-		Annotations: harmless,
+		Annotations: readOnly,
 		call:        func(map[string]any) toolResult { return textResult("pong") },
 	},
 	{
@@ -39,7 +43,7 @@ var tools = []tool{
 			"properties": map[string]any{"text": map[string]any{"type": "string", "description": "the text to send back"}},
 			"required":   []string{"text"},
 		},
-		Annotations: harmless,
+		Annotations: readOnly,
 		call: func(args map[string]any) toolResult {
 			text, ok := args["text"].(string)
 			if !ok {
@@ -55,6 +59,7 @@ var tools = []tool{
 type toolResult struct {
 	Content []content `json:"content"`
 	IsError bool      `json:"isError,omitempty"`
+	*stamp
 }
 
 type content struct {
@@ -62,25 +67,27 @@ type content struct {
 	Text string `json:"text"`
 }
 
-func textResult(text string) toolResult { return toolResult{Content: []content{{"text", text}}} }
+func textResult(text string) toolResult {
+	return toolResult{Content: []content{{Type: "text", Text: text}}}
+}
 func errorResult(text string) toolResult {
-	return toolResult{Content: []content{{"text", text}}, IsError: true}
+	return toolResult{Content: []content{{Type: "text", Text: text}}, IsError: true}
 }
 
 // callTool finds the tool and runs it. Naming a tool that does not exist is a protocol error
 // (-32602), not a tool error: the specification counts it among invalid parameters.
-func callTool(params json.RawMessage) (any, *rpcError) {
+func callTool(params json.RawMessage) (toolResult, *rpcError) {
 	var p struct {
 		Name      string         `json:"name"`
 		Arguments map[string]any `json:"arguments"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil || p.Name == "" {
-		return nil, invalidParams(`tools/call needs params.name (a tool from tools/list) and params.arguments (an object)`)
+		return toolResult{}, invalidParams(`tools/call needs params.name (a tool from tools/list) and params.arguments (an object)`)
 	}
 	for _, t := range tools {
 		if t.Name == p.Name {
 			return t.call(p.Arguments), nil
 		}
 	}
-	return nil, invalidParams("unknown tool %s; call tools/list to see the tools", quote(p.Name))
+	return toolResult{}, invalidParams("unknown tool %s; call tools/list to see the tools", quote(p.Name))
 }

@@ -22,13 +22,15 @@ import (
 
 	"vaultmcp/shared/guard"
 	"vaultmcp/shared/jsonrpc"
+	"vaultmcp/shared/serve"
 	"vaultmcp/shared/toolargs"
 	"vaultmcp/shared/vault"
 )
 
 func main() {
-	// A client that launched the server over stdio ends it with SIGTERM (or by closing stdin);
-	// either way the server stops cleanly.
+	// Ctrl-C sends an interrupt; kill and make send SIGTERM. A client that started the server
+	// over stdio closes stdin, then sends SIGTERM if the server is slow to go. Every way, run
+	// stops gracefully.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args, os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
@@ -38,7 +40,9 @@ func main() {
 }
 
 // run is the whole program. main only supplies the outside world, so tests can call run with
-// their own arguments, environment, input and output, and stop it by cancelling ctx.
+// their own arguments, environment, input and output, and stop it by cancelling ctx. It works
+// in phases: read and check the configuration; open the vault; build the MCP server; then
+// serve until ctx ends, and let the requests under way finish.
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cfg, err := readConfig(args, getenv, stderr)
 	if errors.Is(err, flag.ErrHelp) {
@@ -60,26 +64,27 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	addTools(mcpServer, notes)
 	addResources(mcpServer, hooks, notes, logger)
 
+	return serveMCP(ctx, cfg, mcpServer, stdin, stdout, logger)
+}
+
+// serveMCP serves over the transport cfg names until ctx ends or a stdio client closes
+// stdin, and returns once the requests under way have finished. Over HTTP it takes the port
+// first.
+func serveMCP(ctx context.Context, cfg config, mcpServer *server.MCPServer, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error {
 	if cfg.transport == "stdio" {
 		return serveStdio(ctx, mcpServer, stdin, stdout, logger)
 	}
-
-	ln, srv, err := listen(cfg, mcpServer, logger)
+	ln, err := listen(cfg.addr)
 	if err != nil {
 		return err
 	}
-	logger.Info("listening", "url", "http://"+ln.Addr().String()+"/mcp", "vault", notes.Dir())
-
-	go func() {
-		<-ctx.Done()
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(shutdownCtx)
-	}()
-	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+	srv, err := newHTTPServer(ln, mcpServer, logger)
+	if err != nil {
+		ln.Close()
 		return err
 	}
-	return nil
+	logger.Info("listening", "url", "http://"+ln.Addr().String()+"/mcp", "vault", cfg.vaultDir)
+	return serve.HTTP(ctx, srv, ln, logger)
 }
 
 // newMCPServer makes the MCP server, without its tools and resources, which run adds.
@@ -98,17 +103,23 @@ func newMCPServer(hooks *server.Hooks) *server.MCPServer {
 	return s
 }
 
-// listen takes the port and puts two checks in front of mcp-go, as step 1 made them by hand.
-// jsonrpc.Strict answers the messages MCP forbids and mcp-go would accept. guard.Local refuses
-// a request from a web page (Origin) or addressed to another name (Host); it needs the port
-// really bound.
-func listen(cfg config, mcpServer *server.MCPServer, logger *slog.Logger) (net.Listener, *http.Server, error) {
-	ln, err := net.Listen("tcp", cfg.addr)
+// listen takes the port. The listener's address is the real one, even for "127.0.0.1:0": the
+// log needs it, and so do the Host and Origin checks, which let through only requests
+// addressed to it.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr, or with ADDR= under make step)", cfg.addr, err)
+		return nil, fmt.Errorf("cannot listen on %s: %w (is another server using the port? choose another address with -addr or VAULTMCP_ADDR)", addr, err)
 	}
-	// Stateless: no session ids, every POST stands alone, just as in step 1. This server never
-	// sends anything unasked, so GET, which would open that stream, is refused with 405.
+	return ln, nil
+}
+
+// newHTTPServer puts two checks in front of mcp-go. jsonrpc.Strict answers the messages MCP
+// forbids and mcp-go would accept. guard.Local refuses a request from a web page (Origin) or
+// addressed to another name (Host).
+func newHTTPServer(ln net.Listener, mcpServer *server.MCPServer, logger *slog.Logger) (*http.Server, error) {
+	// Stateless: no session ids, every POST stands alone. This server never sends anything
+	// unasked, so GET, which would open that stream, is refused with 405.
 	mcpHandler := server.NewStreamableHTTPServer(mcpServer,
 		server.WithStateLess(true),
 		server.WithDisableStreaming(true),
@@ -116,10 +127,9 @@ func listen(cfg config, mcpServer *server.MCPServer, logger *slog.Logger) (net.L
 	)
 	local, err := guard.Local(jsonrpc.Strict(mcpHandler, guard.DefaultMaxBody), ln.Addr(), logger)
 	if err != nil {
-		ln.Close()
-		return nil, nil, err
+		return nil, err
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", local)
-	return ln, &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, nil
+	return &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, nil
 }

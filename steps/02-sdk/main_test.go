@@ -46,8 +46,8 @@ func callGetNote(t *testing.T, url string, path any) (text string, isError bool)
 func TestGetNoteStaysInsideTheVault(t *testing.T) {
 	base := t.TempDir()
 	vaultDir := filepath.Join(base, "vault")
-	write(t, filepath.Join(base, "secret.md"), "TOP SECRET")
-	write(t, filepath.Join(vaultDir, "Notes", "inside.md"), "---\ntags: [a]\n---\ninside the vault")
+	steptest.Write(t, filepath.Join(base, "secret.md"), "TOP SECRET")
+	steptest.Write(t, filepath.Join(vaultDir, "Notes", "inside.md"), "---\ntags: [a]\n---\ninside the vault")
 	if err := os.Symlink(filepath.Join(base, "secret.md"), filepath.Join(vaultDir, "Notes", "link.md")); err != nil {
 		t.Skipf("cannot create symlinks here: %v", err)
 	}
@@ -68,15 +68,5 @@ func TestGetNoteStaysInsideTheVault(t *testing.T) {
 	// After all that, the server still serves the note that is really there.
 	if text, isError := callGetNote(t, url, `Notes\inside`); isError || !strings.Contains(text, "inside the vault") {
 		t.Errorf("get_note(inside) = %q (isError %v)", text, isError)
-	}
-}
-
-func write(t *testing.T, name, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -9,8 +9,8 @@ import (
 	"vaultmcp/shared/vault"
 )
 
-// addTools registers every tool. Each one sets all four annotations: mcp-go, like the
-// specification, assumes the worst (destructive, open world) for any hint left out.
+// addTools registers every tool. Each one sets the annotations that apply to it: mcp-go, like
+// the specification, assumes the worst (destructive, open world) for any hint left out.
 func addTools(s *server.MCPServer, notes *vault.Vault) {
 	s.AddTool(mcp.NewTool("ping",
 		mcp.WithDescription(`Checks that the server is alive. Returns the text "pong".`),
@@ -31,13 +31,12 @@ func addTools(s *server.MCPServer, notes *vault.Vault) {
 	s.AddTool(getNoteTool, getNote(notes))
 }
 
-// readOnly annotates a tool that only reads: it changes nothing, calling it twice is the same
-// as once, and it reaches nothing outside this machine.
+// readOnly annotates a tool that only reads: it changes nothing, and it reaches nothing
+// outside this machine. The specification reads destructiveHint and idempotentHint only when
+// readOnlyHint is false, so a reading tool leaves them out.
 func readOnly() mcp.ToolOption {
 	return mcp.WithToolAnnotation(mcp.ToolAnnotation{
-		ReadOnlyHint:    mcp.ToBoolPtr(true),
-		DestructiveHint: mcp.ToBoolPtr(false),
-		IdempotentHint:  mcp.ToBoolPtr(true),
-		OpenWorldHint:   mcp.ToBoolPtr(false),
+		ReadOnlyHint:  mcp.ToBoolPtr(true),
+		OpenWorldHint: mcp.ToBoolPtr(false),
 	})
 }

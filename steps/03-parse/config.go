@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"strings"
 )
 
 // config is how the server was asked to run: one field per flag, each flag with an environment
@@ -16,9 +18,10 @@ type config struct {
 	vaultDir  string
 }
 
-// readConfig reads the flags in args, with defaults from getenv, and checks them, so that a
-// mistake stops the server before it touches the vault. For -h it prints the flags to stderr
-// and returns flag.ErrHelp.
+// readConfig reads the flags in args, with defaults from getenv, and checks every value, so
+// that a mistake stops the server before it touches anything: a value that cannot be used is
+// an error naming its flag and its variable. For -h it prints the flags to stderr and returns
+// flag.ErrHelp.
 func readConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
 	var c config
 	flags := flag.NewFlagSet(args[0], flag.ContinueOnError)
@@ -34,8 +37,41 @@ func readConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	if c.vaultDir == "" {
 		return c, errors.New("which vault? pass -vault DIR or set VAULT_PATH")
 	}
-	if c.transport != "http" && c.transport != "stdio" {
-		return c, fmt.Errorf("unknown transport %q: use http or stdio", c.transport)
+	checks := []struct {
+		flag, env string
+		err       error
+	}{
+		{"transport", "VAULTMCP_TRANSPORT", oneOf("transport", c.transport, "http", "stdio")},
+		{"addr", "VAULTMCP_ADDR", checkAddr(c.addr)},
+	}
+	for _, check := range checks {
+		if check.err != nil {
+			return c, badSetting(check.flag, check.env, check.err)
+		}
 	}
 	return c, nil
+}
+
+// badSetting is the error for a value that cannot be used. It names the flag and the
+// environment variable, since the value may have come from either.
+func badSetting(flagName, envName string, err error) error {
+	return fmt.Errorf("-%s (or %s): %w", flagName, envName, err)
+}
+
+// oneOf checks that value is one of the choices.
+func oneOf(what, value string, choices ...string) error {
+	for _, choice := range choices {
+		if value == choice {
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown %s %q: use %s", what, value, strings.Join(choices, " or "))
+}
+
+// checkAddr checks that addr is a host and a port.
+func checkAddr(addr string) error {
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return fmt.Errorf("%q is not host:port: use one such as 127.0.0.1:3000", addr)
+	}
+	return nil
 }

@@ -46,8 +46,8 @@ func callTool(t *testing.T, url, tool string, path any) (text string, isError bo
 func TestToolsStayInsideTheVault(t *testing.T) {
 	base := t.TempDir()
 	vaultDir := filepath.Join(base, "vault")
-	write(t, filepath.Join(base, "secret.md"), "TOP SECRET")
-	write(t, filepath.Join(vaultDir, "Notes", "inside.md"), "---\ntags: [a]\n---\ninside the vault")
+	steptest.Write(t, filepath.Join(base, "secret.md"), "TOP SECRET")
+	steptest.Write(t, filepath.Join(vaultDir, "Notes", "inside.md"), "---\ntags: [a]\n---\ninside the vault")
 	if err := os.Symlink(filepath.Join(base, "secret.md"), filepath.Join(vaultDir, "Notes", "link.md")); err != nil {
 		t.Skipf("cannot create symlinks here: %v", err)
 	}
@@ -70,15 +70,5 @@ func TestToolsStayInsideTheVault(t *testing.T) {
 		if text, isError := callTool(t, url, tool, `Notes\inside`); isError || !strings.Contains(text, "inside the vault") {
 			t.Errorf("%s(inside) = %q (isError %v)", tool, text, isError)
 		}
-	}
-}
-
-func write(t *testing.T, name, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

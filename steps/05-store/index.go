@@ -33,6 +33,27 @@ type pendingNote struct {
 // into requests itself; a batch this size keeps it busy and lets us report progress.
 const batchChunks = 256
 
+// openIndex opens the index database at cfg.dbPath and indexes the vault into it with
+// embedder. Opening the database takes its lock: a second server on the same index stops
+// here. Indexing comes before serving: simple, and nobody searches a half-built index (the
+// last step serves while it indexes, and re-embeds only the notes that changed).
+func openIndex(ctx context.Context, cfg config, notes *vault.Vault, embedder embed.Embedder, logger *slog.Logger) (_ *index, err error) {
+	if err := store.CheckLocation(cfg.vaultDir, cfg.dbPath); err != nil {
+		return nil, err
+	}
+	db, err := store.Open(ctx, cfg.dbPath, store.Config{})
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			db.Close()
+		}
+	}()
+	logger.Info("index", "db", db.Path())
+	return buildIndex(ctx, notes, embedder, db, logger)
+}
+
 // buildIndex empties the database and indexes every note into it, a batch of notes in one
 // transaction (see store.PutNotes): a note is either wholly in the index or not at all. A
 // note that cannot be read or embedded is recorded in failed and the rest go on.

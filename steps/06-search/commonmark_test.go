@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"vaultmcp/shared/steptest"
 )
 
 // commonMarkNotes are four notes that a parser reading line by line, and YAML 1.1's rules,
@@ -21,7 +23,7 @@ var commonMarkNotes = map[string]string{
 func TestNotesReadAsCommonMark(t *testing.T) {
 	dir := t.TempDir()
 	for name, content := range commonMarkNotes {
-		write(t, filepath.Join(dir, name), content)
+		steptest.Write(t, filepath.Join(dir, name), content)
 	}
 	url := startServer(t, dir, "-embedder", "offline")
 	type outline struct {

@@ -25,39 +25,14 @@ func startServer(t *testing.T, vaultDir string, args ...string) string {
 // callTool calls a tool with a path argument and returns its text and whether it is an error.
 func callTool(t *testing.T, url, tool string, path any) (text string, isError bool) {
 	t.Helper()
-	return call(t, url, tool, map[string]any{"path": path})
-}
-
-// call calls a tool and returns its text and whether it is an error.
-func call(t *testing.T, url, tool string, arguments map[string]any) (text string, isError bool) {
-	t.Helper()
-	args, _ := json.Marshal(arguments)
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + string(args) + `}}`
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var msg struct {
-		Result struct {
-			Content []struct{ Text string } `json:"content"`
-			IsError bool                    `json:"isError"`
-		} `json:"result"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&msg); err != nil || len(msg.Result.Content) != 1 {
-		t.Fatalf("%s(%v): unexpected response (%v)", tool, arguments, err)
-	}
-	return msg.Result.Content[0].Text, msg.Result.IsError
+	return steptest.CallTool(t, url, tool, map[string]any{"path": path})
 }
 
 func TestToolsStayInsideTheVault(t *testing.T) {
 	base := t.TempDir()
 	vaultDir := filepath.Join(base, "vault")
-	write(t, filepath.Join(base, "secret.md"), "TOP SECRET")
-	write(t, filepath.Join(vaultDir, "Notes", "inside.md"), "---\ntags: [a]\n---\ninside the vault")
+	steptest.Write(t, filepath.Join(base, "secret.md"), "TOP SECRET")
+	steptest.Write(t, filepath.Join(vaultDir, "Notes", "inside.md"), "---\ntags: [a]\n---\ninside the vault")
 	if err := os.Symlink(filepath.Join(base, "secret.md"), filepath.Join(vaultDir, "Notes", "link.md")); err != nil {
 		t.Skipf("cannot create symlinks here: %v", err)
 	}
@@ -83,16 +58,6 @@ func TestToolsStayInsideTheVault(t *testing.T) {
 	}
 }
 
-func write(t *testing.T, name, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestSearchFailsAloneWhenOllamaFails runs against the Ollama stand-in, through the real
 // Ollama client: when Ollama goes away, search_vault says so and how to fix it, and every
 // other tool goes on working.
@@ -101,8 +66,8 @@ func TestSearchFailsAloneWhenOllamaFails(t *testing.T) {
 	defer ollama.Close()
 	t.Setenv("OLLAMA_HOST", ollama.URL)
 	vaultDir := t.TempDir()
-	write(t, filepath.Join(vaultDir, "Bread.md"), "# Bread\n\nA dense loaf is underproofed.")
-	write(t, filepath.Join(vaultDir, "Tomatoes.md"), "# Tomatoes\n\nPlant them after the last frost.")
+	steptest.Write(t, filepath.Join(vaultDir, "Bread.md"), "# Bread\n\nA dense loaf is underproofed.")
+	steptest.Write(t, filepath.Join(vaultDir, "Tomatoes.md"), "# Tomatoes\n\nPlant them after the last frost.")
 	url := startServer(t, vaultDir, "-embedder", "ollama")
 
 	if got, errText := searchFor(t, url, map[string]any{"query": "dense loaf", "limit": 1}); errText != "" || len(got.Results) != 1 || got.Results[0].Path != "Bread.md" {
@@ -110,16 +75,16 @@ func TestSearchFailsAloneWhenOllamaFails(t *testing.T) {
 	}
 
 	ollama.SetFailure(ollamatest.Down, 0)
-	text, isError := call(t, url, "search_vault", map[string]any{"query": "dense loaf"})
+	text, isError := steptest.CallTool(t, url, "search_vault", map[string]any{"query": "dense loaf"})
 	if !isError || !strings.Contains(text, "ollama serve") {
 		t.Errorf("search_vault with Ollama down = %q (isError %v), want an error saying how to start Ollama", text, isError)
 	}
-	if text, isError := call(t, url, "get_note", map[string]any{"path": "Bread"}); isError {
+	if text, isError := steptest.CallTool(t, url, "get_note", map[string]any{"path": "Bread"}); isError {
 		t.Errorf("get_note with Ollama down = %q, want the note", text)
 	}
 
 	ollama.SetFailure(ollamatest.None, 0)
-	if _, isError := call(t, url, "search_vault", map[string]any{"query": "frost"}); isError {
+	if _, isError := steptest.CallTool(t, url, "search_vault", map[string]any{"query": "frost"}); isError {
 		t.Error("search_vault did not recover when Ollama came back")
 	}
 }
@@ -134,7 +99,7 @@ func TestIndexingKeepsWhatItCouldEmbed(t *testing.T) {
 	t.Setenv("OLLAMA_HOST", ollama.URL)
 	vaultDir := t.TempDir()
 	for i := range 300 {
-		write(t, filepath.Join(vaultDir, fmt.Sprintf("Note %03d.md", i)), fmt.Sprintf("# Note %d\n\nword%d", i, i))
+		steptest.Write(t, filepath.Join(vaultDir, fmt.Sprintf("Note %03d.md", i)), fmt.Sprintf("# Note %d\n\nword%d", i, i))
 	}
 	url := startServer(t, vaultDir, "-embedder", "ollama")
 

@@ -45,7 +45,7 @@ func BenchmarkIndexing(b *testing.B) {
 	var indexing, embedding, perSection time.Duration
 	for b.Loop() {
 		start := time.Now()
-		if _, err := buildIndex(ctx, notes, batched, db, logger); err != nil {
+		if _, err := buildIndex(ctx, notes, batched, db, searchConfig{ranking: rankHybrid}, logger); err != nil {
 			b.Fatal(err)
 		}
 		indexing += time.Since(start)

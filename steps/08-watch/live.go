@@ -88,7 +88,7 @@ func (l *live) retryLater(ctx context.Context, path string, err error) {
 		return
 	}
 	l.attempts[path]++
-	delay := min(firstRetry<<(l.attempts[path]-1), maxRetry)
+	delay := retryDelay(l.attempts[path])
 	l.logger.Error("cannot index a changed note; will retry", "path", path, "in", delay, "err", err)
 	time.AfterFunc(delay, func() {
 		select {
@@ -96,6 +96,13 @@ func (l *live) retryLater(ctx context.Context, path string, err error) {
 		case <-ctx.Done():
 		}
 	})
+}
+
+// retryDelay is how long to wait after the nth failure in a row. The shift stops at 2⁶ s,
+// past maxRetry: a note that fails for an hour would otherwise shift firstRetry out of range,
+// and retry at once, again and again.
+func retryDelay(n int) time.Duration {
+	return min(firstRetry<<min(n-1, 6), maxRetry)
 }
 
 func (l *live) succeeded(path string) {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"log"
 	"log/slog"
@@ -11,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"vaultmcp/shared/guard"
+	"vaultmcp/shared/serve"
 )
 
 // serveStdio speaks MCP over stdin and stdout, one JSON-RPC message per line, until the client
@@ -25,38 +25,9 @@ func serveStdio(ctx context.Context, mcpServer *server.MCPServer, stdin io.Reade
 	stdio := server.NewStdioServer(mcpServer)
 	stdio.SetErrorLogger(log.New(slogWriter{logger}, "", 0))
 	logger.Info("serving MCP on stdin and stdout")
-	// The bound HTTP puts on a body (guard.DefaultMaxBody) applies to a line: mcp-go reads a
-	// whole line before it parses it, and a line never ended would fill memory.
-	err := stdio.Listen(ctx, &boundedLines{r: stdin, max: guard.DefaultMaxBody}, stdout)
-	if ctx.Err() != nil {
-		return nil // stopped by a signal: not an error
-	}
-	return err
-}
-
-// boundedLines passes a reader through, and fails once a line grows longer than max bytes.
-type boundedLines struct {
-	r    io.Reader
-	max  int
-	line int // bytes since the last newline
-}
-
-func (b *boundedLines) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	for chunk := p[:n]; len(chunk) > 0; {
-		end := bytes.IndexByte(chunk, '\n')
-		if end < 0 {
-			end = len(chunk)
-		}
-		if b.line += end; b.line > b.max {
-			return n, fmt.Errorf("a message on stdin is longer than %d bytes; messages end with a newline, and none is this long", b.max)
-		}
-		if end < len(chunk) {
-			b.line, end = 0, end+1 // the newline ends the line
-		}
-		chunk = chunk[end:]
-	}
-	return n, err
+	// serve.Stdio lets the requests under way finish when stdin closes or ctx ends, which
+	// mcp-go's Listen alone would cancel. A line is bounded as HTTP bounds a body.
+	return serve.Stdio(ctx, stdio.Listen, stdin, stdout, guard.DefaultMaxBody, logger)
 }
 
 // slogWriter turns mcp-go's log.Logger lines into structured log records on stderr.

@@ -14,6 +14,7 @@ import (
 	"vaultmcp/shared/embed"
 	"vaultmcp/shared/markdown"
 	"vaultmcp/shared/ollamatest"
+	"vaultmcp/shared/steptest"
 	"vaultmcp/shared/store"
 	"vaultmcp/shared/testvaults"
 	"vaultmcp/shared/vault"
@@ -49,7 +50,7 @@ func BenchmarkIndexing(b *testing.B) {
 	var indexing, embedding, perSection time.Duration
 	for b.Loop() {
 		start := time.Now()
-		if _, err := buildIndex(ctx, notes, batched, db, logger); err != nil {
+		if _, err := buildIndex(ctx, notes, batched, db, searchConfig{ranking: rankHybrid}, logger); err != nil {
 			b.Fatal(err)
 		}
 		indexing += time.Since(start)
@@ -98,7 +99,7 @@ func allChunks(b *testing.B, notes *vault.Vault) []string {
 // queueing, parsing and writing the index cost between a save and an answer.
 func BenchmarkSaveToSearchable(b *testing.B) {
 	dir := b.TempDir()
-	write(b, filepath.Join(dir, "Other.md"), "# Other\n\nSomething else entirely.")
+	steptest.Write(b, filepath.Join(dir, "Other.md"), "# Other\n\nSomething else entirely.")
 	url := startServer(b, dir, "-embedder", "offline")
 	note := filepath.Join(dir, "Fresh.md")
 

@@ -6,20 +6,22 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"vaultmcp/shared/steptest"
 )
 
 // TestCompletePath: completion/complete offers the notes a typed path or name may be, and
 // nothing for what is not the note template's path, whatever the client sends.
 func TestCompletePath(t *testing.T) {
 	vaultDir := t.TempDir()
-	write(t, filepath.Join(vaultDir, "Garden", "Tomatoes.md"), "# Tomatoes")
-	write(t, filepath.Join(vaultDir, "Kitchen", "Preserving tomatoes.md"), "# Preserving")
-	write(t, filepath.Join(vaultDir, "Home.md"), "---\naliases: [Start here]\n---\n# Home")
+	steptest.Write(t, filepath.Join(vaultDir, "Garden", "Tomatoes.md"), "# Tomatoes")
+	steptest.Write(t, filepath.Join(vaultDir, "Kitchen", "Preserving tomatoes.md"), "# Preserving")
+	steptest.Write(t, filepath.Join(vaultDir, "Home.md"), "---\naliases: [Start here]\n---\n# Home")
 	url := startServer(t, vaultDir)
 
 	complete := func(ref map[string]any, name, value string) (values []string, total int) {
 		t.Helper()
-		result, rpcErr := rpc(t, url, "completion/complete", map[string]any{"ref": ref, "argument": map[string]any{"name": name, "value": value}})
+		result, rpcErr := steptest.RPC(t, url, "completion/complete", map[string]any{"ref": ref, "argument": map[string]any{"name": name, "value": value}})
 		var answer struct {
 			Completion struct {
 				Values  []string

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"vaultmcp/shared/steptest"
 	"vaultmcp/shared/watch"
 )
 
@@ -33,7 +34,7 @@ func BenchmarkSaveToSearchablePolling(b *testing.B) {
 // the answer.
 func saveToSearchable(b *testing.B, every time.Duration, args ...string) time.Duration {
 	dir := b.TempDir()
-	write(b, filepath.Join(dir, "Other.md"), "# Other\n\nSomething else entirely.")
+	steptest.Write(b, filepath.Join(dir, "Other.md"), "# Other\n\nSomething else entirely.")
 	url := startServer(b, dir, append([]string{"-embedder", "offline"}, args...)...)
 	note := filepath.Join(dir, "Fresh.md")
 

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"vaultmcp/shared/steptest"
 )
 
 // buildServer builds this step with build tags that stand in for another system, for a test
@@ -47,7 +49,7 @@ func startBuilt(t *testing.T, cmd *exec.Cmd) (url string, log func() string) {
 		data, _ := os.ReadFile(logPath)
 		return string(data)
 	}
-	eventually(t, time.Minute, func() string {
+	steptest.Eventually(t, time.Minute, func() string {
 		if m := regexp.MustCompile(`msg=listening url=(\S+)`).FindStringSubmatch(log()); m != nil {
 			url = m[1]
 			return ""

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"golang.org/x/text/unicode/norm"
+
+	"vaultmcp/shared/steptest"
 )
 
 // TestEveryToolOnACaselessDisk runs the server on a disk that ignores case and Unicode form,
@@ -22,7 +24,7 @@ func TestEveryToolOnACaselessDisk(t *testing.T) {
 		t.Skip("builds the server; run without -short")
 	}
 	bin := buildServer(t, "simulate_caseless")
-	url, _ := startBuilt(t, exec.Command(bin, "-vault", copyVault(t), "-addr", "127.0.0.1:0",
+	url, _ := startBuilt(t, exec.Command(bin, "-vault", steptest.CopyVault(t), "-addr", "127.0.0.1:0",
 		"-embedder", "offline", "-db", filepath.Join(t.TempDir(), "index.db")))
 	waitReady(t, url)
 
@@ -59,14 +61,14 @@ func TestEveryToolOnACaselessDisk(t *testing.T) {
 			[]string{"note:///garden/tomatoes.md", "note:///GARDEN/Tomatoes"}},
 	} {
 		method, params := c.ask(c.own)
-		own, rpcErr := rpc(t, url, method, params)
+		own, rpcErr := steptest.RPC(t, url, method, params)
 		if rpcErr != nil || !strings.Contains(string(own), c.want) || strings.Contains(string(own), `"isError":true`) {
 			t.Errorf("%s %v = %.300s (error %v); want an answer holding %s", method, params, own, rpcErr, c.want)
 			continue
 		}
 		for _, spelling := range c.otherSpelled {
 			method, params := c.ask(spelling)
-			if got, rpcErr := rpc(t, url, method, params); rpcErr != nil || !bytes.Equal(got, own) {
+			if got, rpcErr := steptest.RPC(t, url, method, params); rpcErr != nil || !bytes.Equal(got, own) {
 				t.Errorf("%s %v = %.300s (error %v)\nwant the answer to %q: %.300s", method, params, got, rpcErr, c.own, own)
 			}
 		}

@@ -6,10 +6,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
+	"strings"
+
+	"github.com/ollama/ollama/api"
 
 	"vaultmcp/shared/embed"
+	"vaultmcp/shared/guard"
 	"vaultmcp/shared/inbox"
+	"vaultmcp/shared/store"
+	"vaultmcp/shared/vault"
 	"vaultmcp/shared/watch"
 )
 
@@ -21,20 +28,28 @@ type config struct {
 	vaultDir  string
 	embedder  string
 	model     string
+	ollama    *api.Client // from OLLAMA_HOST
+	dbPath    string
+	search    searchConfig
+	watchMode watch.Mode
 	inboxDir  string
 	readOnly  bool
-	origins   string
-	minScore  float64
-	ranking   string
-	watchMode string
-	dbPath    string
+	origins   []string
 }
 
-// readConfig reads the flags in args, with defaults from getenv, and checks them, so that a
-// mistake stops the server before it touches the vault. For -h it prints the flags to stderr
-// and returns flag.ErrHelp.
+// searchConfig is how search was asked to rank and cut its results.
+type searchConfig struct {
+	minScore float64 // 0: the floor measured on the index (see floor)
+	ranking  string
+}
+
+// readConfig reads the flags in args, with defaults from getenv, and checks every value, so
+// that a mistake stops the server before it touches anything: a value that cannot be used is
+// an error naming its flag and its variable. For -h it prints the flags to stderr and returns
+// flag.ErrHelp.
 func readConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
 	var c config
+	var minScore, watchMode, origins string
 	flags := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	flags.StringVar(&c.transport, "transport", cmp.Or(getenv("VAULTMCP_TRANSPORT"), "http"),
@@ -46,57 +61,136 @@ func readConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 		"auto (Ollama if it answers, else offline), ollama, or offline; env VAULTMCP_EMBEDDER")
 	flags.StringVar(&c.model, "model", cmp.Or(getenv("VAULTMCP_MODEL"), embed.DefaultModel),
 		"the Ollama embedding model; changing it rebuilds the index; env VAULTMCP_MODEL")
+	flags.StringVar(&c.dbPath, "db", getenv("VAULTMCP_DB"), "the index database file, outside the vault; env VAULTMCP_DB; unset, one in your cache directory")
+	flags.StringVar(&minScore, "min-score", getenv("VAULTMCP_MIN_SCORE"),
+		"the least score a search result needs, above 0 and at most 1; env VAULTMCP_MIN_SCORE; unset, measured on the index")
+	flags.StringVar(&c.search.ranking, "rank", cmp.Or(getenv("VAULTMCP_RANK"), rankHybrid),
+		"how search ranks notes: hybrid (words and meaning), keyword or vector; env VAULTMCP_RANK")
+	flags.StringVar(&watchMode, "watch", cmp.Or(getenv("VAULTMCP_WATCH"), string(watch.Auto)),
+		"how edits are noticed: auto (file events, or polling where the system cannot give them), events, or poll; env VAULTMCP_WATCH")
 	flags.StringVar(&c.inboxDir, "inbox", cmp.Or(getenv("VAULTMCP_INBOX"), inbox.DefaultFolder),
 		"the vault folder where create_note puts new notes; env VAULTMCP_INBOX")
-	readOnlyEnv, err := envBool(getenv, "VAULTMCP_READ_ONLY")
-	if err != nil {
-		return c, err
-	}
-	flags.BoolVar(&c.readOnly, "read-only", readOnlyEnv,
-		"serve the vault without create_note, so that nothing in it is ever created; env VAULTMCP_READ_ONLY=1")
-	flags.StringVar(&c.origins, "allow-origin", getenv("VAULTMCP_ORIGINS"),
+	readOnly := getenv("VAULTMCP_READ_ONLY")
+	flags.BoolFunc("read-only", "serve the vault without create_note, so that nothing in it is ever created; env VAULTMCP_READ_ONLY=1",
+		func(value string) error {
+			readOnly = value // "true" for -read-only alone
+			if _, err := yesOrNo(value); err != nil {
+				return fmt.Errorf("%w, for the flag as for VAULTMCP_READ_ONLY", err)
+			}
+			return nil
+		})
+	flags.StringVar(&origins, "allow-origin", getenv("VAULTMCP_ORIGINS"),
 		"extra web-page origins to accept, comma-separated; native clients and MCP Inspector's proxy send no Origin and need none; env VAULTMCP_ORIGINS")
-	flags.Float64Var(&c.minScore, "min-score", envFloat(getenv("VAULTMCP_MIN_SCORE")),
-		"the least score a search result needs; env VAULTMCP_MIN_SCORE; unset, one chosen for the embedder")
-	flags.StringVar(&c.ranking, "rank", cmp.Or(getenv("VAULTMCP_RANK"), rankHybrid),
-		"how search ranks notes: hybrid (words and meaning), keyword or vector; env VAULTMCP_RANK")
-	flags.StringVar(&c.watchMode, "watch", cmp.Or(getenv("VAULTMCP_WATCH"), string(watch.Auto)),
-		"how edits are noticed: auto (file events, or polling where the system cannot give them), events, or poll; env VAULTMCP_WATCH")
-	flags.StringVar(&c.dbPath, "db", getenv("VAULTMCP_DB"), "the index database file, outside the vault; env VAULTMCP_DB; unset, one in your cache directory")
 	if err := flags.Parse(args[1:]); err != nil {
 		return c, err // with -h, flag.ErrHelp, once Parse has printed the flags
 	}
 	if c.vaultDir == "" {
 		return c, errors.New("which vault? pass -vault DIR or set VAULT_PATH")
 	}
-	if c.transport != "http" && c.transport != "stdio" {
-		return c, fmt.Errorf("unknown transport %q: use http or stdio", c.transport)
+	c.origins = splitList(origins)
+	var scoreErr error
+	c.search.minScore, scoreErr = parseScore(minScore)
+	var readOnlyErr error
+	c.readOnly, readOnlyErr = yesOrNo(readOnly)
+	checks := []struct {
+		flag, env string
+		err       error
+	}{
+		{"transport", "VAULTMCP_TRANSPORT", oneOf("transport", c.transport, "http", "stdio")},
+		{"addr", "VAULTMCP_ADDR", guard.CheckListenAddr(c.addr)},
+		{"embedder", "VAULTMCP_EMBEDDER", embed.CheckMode(c.embedder)},
+		{"min-score", "VAULTMCP_MIN_SCORE", scoreErr},
+		{"rank", "VAULTMCP_RANK", checkRanking(c.search.ranking)},
+		{"watch", "VAULTMCP_WATCH", errorOf(watch.ParseMode(watchMode))},
+		{"read-only", "VAULTMCP_READ_ONLY", readOnlyErr},
+		{"inbox", "VAULTMCP_INBOX", errorOf(vault.CleanPath(c.inboxDir))},
+		{"allow-origin", "VAULTMCP_ORIGINS", checkOrigins(c.origins)},
 	}
-	if err := checkRanking(c.ranking); err != nil {
-		return c, err
+	for _, check := range checks {
+		if check.err != nil {
+			return c, badSetting(check.flag, check.env, check.err)
+		}
 	}
-	if err := embed.CheckMode(c.embedder); err != nil {
-		return c, err
+	c.watchMode = watch.Mode(watchMode)
+	var err error
+	if c.dbPath == "" {
+		if c.dbPath, err = store.DefaultPath(c.vaultDir); err != nil {
+			return c, err
+		}
+	}
+	if err := store.CheckOutside(c.vaultDir, c.dbPath); err != nil {
+		return c, badSetting("db", "VAULTMCP_DB", err)
+	}
+	// The Ollama library reads OLLAMA_HOST itself, with Ollama's own rules for what it may
+	// hold; reading it through getenv would mean copying those rules.
+	if c.ollama, err = api.ClientFromEnvironment(); err != nil {
+		return c, fmt.Errorf("OLLAMA_HOST: %w", err)
 	}
 	return c, nil
 }
 
-// envBool reads a yes-or-no setting from the environment: unset is no, and a value
-// strconv.ParseBool does not know is an error, since guessing either way could surprise.
-func envBool(getenv func(string) string, key string) (bool, error) {
-	value := getenv(key)
+// badSetting is the error for a value that cannot be used. It names the flag and the
+// environment variable, since the value may have come from either.
+func badSetting(flagName, envName string, err error) error {
+	return fmt.Errorf("-%s (or %s): %w", flagName, envName, err)
+}
+
+// errorOf keeps the error of a function that also returns a value.
+func errorOf[T any](_ T, err error) error { return err }
+
+// oneOf checks that value is one of the choices.
+func oneOf(what, value string, choices ...string) error {
+	for _, choice := range choices {
+		if value == choice {
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown %s %q: use %s", what, value, strings.Join(choices, " or "))
+}
+
+// yesOrNo reads a yes or a no, as strconv.ParseBool does: empty is no, and anything else it
+// does not know is an error, since guessing either way could surprise.
+func yesOrNo(value string) (bool, error) {
 	if value == "" {
 		return false, nil
 	}
 	b, err := strconv.ParseBool(value)
 	if err != nil {
-		return false, fmt.Errorf("%s=%q: use 1 or 0 (or true or false)", key, value)
+		return false, fmt.Errorf("%q is neither yes nor no: use 1 or 0 (or true or false)", value)
 	}
 	return b, nil
 }
 
-// envFloat reads a number from the environment; anything else counts as unset.
-func envFloat(s string) float64 {
-	f, _ := strconv.ParseFloat(s, 64)
-	return f
+// parseScore reads a score floor: unset is 0, the embedder's own; anything else must be a
+// score a result can reach.
+func parseScore(value string) (float64, error) {
+	if value == "" {
+		return 0, nil
+	}
+	f, err := strconv.ParseFloat(value, 64)
+	if err != nil || math.IsNaN(f) || f <= 0 || f > 1 {
+		return 0, fmt.Errorf("%q is not a score: use a number above 0 and at most 1, such as 0.5", value)
+	}
+	return f, nil
+}
+
+// splitList reads a comma-separated flag.
+func splitList(s string) []string {
+	var items []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			items = append(items, item)
+		}
+	}
+	return items
+}
+
+// checkOrigins checks that each origin is written as a browser sends one.
+func checkOrigins(origins []string) error {
+	for _, origin := range origins {
+		if err := guard.CheckOrigin(origin); err != nil {
+			return err
+		}
+	}
+	return nil
 }

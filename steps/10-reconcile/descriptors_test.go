@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"vaultmcp/shared/steptest"
 )
 
 // TestLargeVaultOnFewDescriptors runs the server as a Mac with a large vault runs it: 20,000
@@ -30,7 +32,7 @@ func TestLargeVaultOnFewDescriptors(t *testing.T) {
 	bin := buildServer(t, "simulate_kqueue")
 	dir := t.TempDir()
 	for i := range 20000 {
-		write(t, filepath.Join(dir, fmt.Sprintf("Folder %02d", i%100), fmt.Sprintf("Note %d.md", i)), fmt.Sprintf("# Note %d\n\nA short note, number %d.", i, i))
+		steptest.Write(t, filepath.Join(dir, fmt.Sprintf("Folder %02d", i%100), fmt.Sprintf("Note %d.md", i)), fmt.Sprintf("# Note %d\n\nA short note, number %d.", i, i))
 	}
 
 	// The shell sets the soft and the hard limit, so that Go's runtime, which raises the soft
@@ -38,8 +40,8 @@ func TestLargeVaultOnFewDescriptors(t *testing.T) {
 	url, log := startBuilt(t, exec.Command("sh", "-c", `ulimit -n 1024 && exec "$@"`, "sh", bin, "-vault", dir,
 		"-addr", "127.0.0.1:0", "-embedder", "offline", "-db", filepath.Join(t.TempDir(), "index.db")))
 	var status statusJSON
-	eventually(t, 3*time.Minute, func() string {
-		text, _ := call(t, url, "index_status", map[string]any{})
+	steptest.Eventually(t, 3*time.Minute, func() string {
+		text, _ := steptest.CallTool(t, url, "index_status", map[string]any{})
 		if json.Unmarshal([]byte(text), &status) == nil && status.State == phaseReady && status.Notes == 20000 {
 			return ""
 		}
@@ -55,8 +57,8 @@ func TestLargeVaultOnFewDescriptors(t *testing.T) {
 
 	// A new note linking to an old one, an edit, a rename, a folder move and a delete: each
 	// changes a folder's time, so a quick pass sees it within seconds.
-	write(t, filepath.Join(dir, "Folder 01", "Kohlrabi.md"), "# Kohlrabi\n\nHarvest kohlrabi at tennis-ball size, after [[Note 1]].")
-	eventually(t, 30*time.Second, finds(t, url, "harvest kohlrabi", "Folder 01/Kohlrabi.md"))
+	steptest.Write(t, filepath.Join(dir, "Folder 01", "Kohlrabi.md"), "# Kohlrabi\n\nHarvest kohlrabi at tennis-ball size, after [[Note 1]].")
+	steptest.Eventually(t, 30*time.Second, finds(t, url, "harvest kohlrabi", "Folder 01/Kohlrabi.md"))
 	linksTo := func(path string, want ...string) func() string {
 		return func() string {
 			if got := backlinksOf(t, url, path); !slices.Equal(got, want) {
@@ -65,26 +67,26 @@ func TestLargeVaultOnFewDescriptors(t *testing.T) {
 			return ""
 		}
 	}
-	eventually(t, 30*time.Second, linksTo("Folder 01/Note 1.md", "Folder 01/Kohlrabi.md"))
-	write(t, filepath.Join(dir, "Folder 01", "Kohlrabi.md"), "# Kohlrabi\n\nPurple kohlrabi resists flea beetles, after [[Note 1]].")
-	eventually(t, 30*time.Second, finds(t, url, "flea beetles", "Folder 01/Kohlrabi.md"))
+	steptest.Eventually(t, 30*time.Second, linksTo("Folder 01/Note 1.md", "Folder 01/Kohlrabi.md"))
+	steptest.Write(t, filepath.Join(dir, "Folder 01", "Kohlrabi.md"), "# Kohlrabi\n\nPurple kohlrabi resists flea beetles, after [[Note 1]].")
+	steptest.Eventually(t, 30*time.Second, finds(t, url, "flea beetles", "Folder 01/Kohlrabi.md"))
 	rename(t, filepath.Join(dir, "Folder 01", "Kohlrabi.md"), filepath.Join(dir, "Folder 01", "Kohlrabi (purple).md"))
-	eventually(t, 30*time.Second, finds(t, url, "flea beetles", "Folder 01/Kohlrabi (purple).md"))
+	steptest.Eventually(t, 30*time.Second, finds(t, url, "flea beetles", "Folder 01/Kohlrabi (purple).md"))
 	rename(t, filepath.Join(dir, "Folder 01"), filepath.Join(dir, "Archive"))
-	eventually(t, 30*time.Second, finds(t, url, "flea beetles", "Archive/Kohlrabi (purple).md"))
-	eventually(t, 30*time.Second, findsNone(t, url, "flea beetles", "Folder 01/Kohlrabi (purple).md"))
-	eventually(t, 30*time.Second, linksTo("Archive/Note 1.md", "Archive/Kohlrabi (purple).md"))
+	steptest.Eventually(t, 30*time.Second, finds(t, url, "flea beetles", "Archive/Kohlrabi (purple).md"))
+	steptest.Eventually(t, 30*time.Second, findsNone(t, url, "flea beetles", "Folder 01/Kohlrabi (purple).md"))
+	steptest.Eventually(t, 30*time.Second, linksTo("Archive/Note 1.md", "Archive/Kohlrabi (purple).md"))
 	if err := os.Remove(filepath.Join(dir, "Archive", "Kohlrabi (purple).md")); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, findsNone(t, url, "flea beetles", "Archive/Kohlrabi (purple).md"))
-	eventually(t, 30*time.Second, linksTo("Archive/Note 1.md"))
+	steptest.Eventually(t, 30*time.Second, findsNone(t, url, "flea beetles", "Archive/Kohlrabi (purple).md"))
+	steptest.Eventually(t, 30*time.Second, linksTo("Archive/Note 1.md"))
 
 	// An edit in place to a note nobody touched lately leaves every folder's time as it was:
 	// the next full pass finds it, within the interval index_status names (and a margin).
-	write(t, filepath.Join(dir, "Folder 07", "Note 7.md"), "# Note 7\n\nRhubarb forced under terracotta pots.")
-	eventually(t, 2*time.Minute, finds(t, url, "rhubarb terracotta", "Folder 07/Note 7.md"))
-	if text, _ := call(t, url, "index_status", map[string]any{}); json.Unmarshal([]byte(text), &status) != nil || status.State != phaseReady || status.Notes != 20000 {
+	steptest.Write(t, filepath.Join(dir, "Folder 07", "Note 7.md"), "# Note 7\n\nRhubarb forced under terracotta pots.")
+	steptest.Eventually(t, 2*time.Minute, finds(t, url, "rhubarb terracotta", "Folder 07/Note 7.md"))
+	if text, _ := steptest.CallTool(t, url, "index_status", map[string]any{}); json.Unmarshal([]byte(text), &status) != nil || status.State != phaseReady || status.Notes != 20000 {
 		t.Errorf("after the changes, index_status = %s; want ready, with 20,000 notes", text)
 	}
 }

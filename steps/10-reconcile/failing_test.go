@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
+
+	"vaultmcp/shared/steptest"
 )
 
 // failWrites makes every write to the index's notes and link graph fail, as on a full disk,
@@ -52,7 +54,7 @@ func failWrites(t *testing.T, db string) (heal func()) {
 // notes on disk, and says ready.
 func TestFailedWritesAreRetried(t *testing.T) {
 	vaultDir := t.TempDir()
-	note := func(name, content string) { write(t, filepath.Join(vaultDir, name), content) }
+	note := func(name, content string) { steptest.Write(t, filepath.Join(vaultDir, name), content) }
 	note("Gone.md", "# Gone\n\nThe quince jelly set overnight.\n")
 	note("Folder/Moved.md", "# Moved\n\nRhubarb crumble with custard.\n")
 	note("Edited.md", "# Edited\n\nParsnip soup.\n")
@@ -69,7 +71,7 @@ func TestFailedWritesAreRetried(t *testing.T) {
 	note("New.md", "# New\n\nMedlar cheese.\n")
 
 	pending := []string{"Edited.md", "Elsewhere/Moved.md", "Folder/Moved.md", "Gone.md", "New.md"}
-	eventually(t, 30*time.Second, func() string {
+	steptest.Eventually(t, 30*time.Second, func() string {
 		st := status(t, url)
 		if st.State != phaseRetrying || !slices.Equal(slices.Sorted(maps.Keys(st.NotIndexed)), pending) {
 			return fmt.Sprintf("index_status = %s, %v; want retrying, with %v", st.State, st.NotIndexed, pending)
@@ -85,7 +87,7 @@ func TestFailedWritesAreRetried(t *testing.T) {
 	}
 
 	heal()
-	eventually(t, time.Minute, func() string {
+	steptest.Eventually(t, time.Minute, func() string {
 		if st := status(t, url); st.State != phaseReady || len(st.NotIndexed) != 0 {
 			return fmt.Sprintf("index_status = %s, %v; want ready, with nothing pending", st.State, st.NotIndexed)
 		}
@@ -116,7 +118,7 @@ func TestFailedWritesAreRetried(t *testing.T) {
 // catch-up at start applies: a deletion, a rename and an edit.
 func TestFailedCatchUpIsRetried(t *testing.T) {
 	vaultDir := t.TempDir()
-	note := func(name, content string) { write(t, filepath.Join(vaultDir, name), content) }
+	note := func(name, content string) { steptest.Write(t, filepath.Join(vaultDir, name), content) }
 	note("Gone.md", "# Gone\n\nThe quince jelly set overnight.\n")
 	note("Folder/Moved.md", "# Moved\n\nRhubarb crumble with custard.\n")
 	note("Edited.md", "# Edited\n\nParsnip soup.\n")
@@ -134,7 +136,7 @@ func TestFailedCatchUpIsRetried(t *testing.T) {
 	url = startServing(t, vaultDir, "-embedder", "offline", "-db", db)
 
 	pending := []string{"Edited.md", "Elsewhere/Moved.md", "Folder/Moved.md", "Gone.md"}
-	eventually(t, 30*time.Second, func() string {
+	steptest.Eventually(t, 30*time.Second, func() string {
 		st := status(t, url)
 		if st.State != phaseRetrying || !slices.Equal(slices.Sorted(maps.Keys(st.NotIndexed)), pending) {
 			return fmt.Sprintf("index_status = %s, %v; want retrying, with %v", st.State, st.NotIndexed, pending)
@@ -146,7 +148,7 @@ func TestFailedCatchUpIsRetried(t *testing.T) {
 	}
 
 	heal()
-	eventually(t, time.Minute, func() string {
+	steptest.Eventually(t, time.Minute, func() string {
 		if st := status(t, url); st.State != phaseReady || len(st.NotIndexed) != 0 {
 			return fmt.Sprintf("index_status = %s, %v; want ready, with nothing pending", st.State, st.NotIndexed)
 		}

@@ -99,19 +99,38 @@ type pendingNote struct {
 // into requests itself; a batch this size keeps it busy and lets us report progress.
 const batchChunks = 256
 
-// openIndex makes db ready for embedder. An index built by the same embedder is kept as it is,
-// and the catch-up brings it up to date; any other is emptied, with the reason recorded in it,
-// and the catch-up then fills it again. An old index is never searched with a new model's query
-// vectors: their distances would mean nothing.
-func openIndex(ctx context.Context, embedder embed.Embedder, db *store.Store, logger *slog.Logger) (*index, error) {
+// openIndex opens the index database and makes it ready for the embedder the configuration
+// asks for. An index built by the same embedder is kept as it is, and the catch-up brings it
+// up to date; any other is emptied, with the reason recorded in it, and the catch-up then fills
+// it again. An old index is never searched with a new model's query vectors: their distances
+// would mean nothing. Opening the database takes its lock: a second server on the same index
+// stops here.
+func openIndex(ctx context.Context, cfg config, logger *slog.Logger) (_ *index, err error) {
+	if err := store.CheckLocation(cfg.vaultDir, cfg.dbPath); err != nil {
+		return nil, err
+	}
+	db, err := store.Open(ctx, cfg.dbPath, store.Config{})
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			db.Close()
+		}
+	}()
+	logger.Info("index", "db", db.Path())
 	// The watcher writes the index while it is served, for as long as the server runs: every
 	// edit leaves the slots of its old vectors dead, and searches keep the write-ahead log
 	// from starting again (see store.KeepCompact). A write that fails says why in words, for
 	// index_status and the log, while the worker tries again.
 	compaction := db.KeepCompact()
 	db.ExplainWriteErrors()
+	embedder, err := chooseEmbedder(ctx, cfg.embedder, cfg.model, db, cfg.ollama, logger)
+	if err != nil {
+		return nil, err
+	}
 	identity := store.Embedder{Name: embedderName(embedder), Model: embedder.Model(), Dimension: embedder.Dimensions()}
-	err := db.CheckEmbedder(ctx, identity)
+	err = db.CheckEmbedder(ctx, identity)
 	if errors.Is(err, store.ErrRebuild) {
 		// A first build is news; throwing away an index is a warning.
 		log := logger.Warn
@@ -128,10 +147,13 @@ func openIndex(ctx context.Context, embedder embed.Embedder, db *store.Store, lo
 	if err != nil {
 		return nil, err
 	}
-	return &index{
+	ix := &index{
 		embedder: embedder, db: db, graph: graph,
-		failed: failures{notes: map[string]error{}}, floor: &floor{logger: logger}, compaction: compaction,
-	}, nil
+		failed: failures{notes: map[string]error{}}, compaction: compaction,
+		floor: &floor{logger: logger, fixed: cfg.search.minScore}, ranking: cfg.search.ranking,
+	}
+	logger.Info("search", "rank", ix.ranking, "min_score", ix.floor)
+	return ix, nil
 }
 
 // chooseEmbedder picks the embedder that -embedder and -model ask for, with one exception for

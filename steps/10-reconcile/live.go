@@ -22,7 +22,8 @@ type live struct {
 	logger  *slog.Logger
 	changes chan watch.Change // from the watcher, and from retries
 
-	attempts map[string]int // failed attempts per note, for the backoff; only the worker uses it
+	attempts    map[string]int // failed attempts per note, for the backoff; only the worker uses it
+	comparisons int            // failed comparisons of the index with the disk in a row, likewise
 }
 
 // Backoff for a note whose embedding failed: 1 s, 2 s, 4 s … up to a minute between tries.
@@ -77,7 +78,7 @@ func (l *live) apply(ctx context.Context, c watch.Change) {
 		l.succeeded(c.Path)
 		l.logger.Info("removed", "path", c.Path)
 	case watch.Rescan:
-		if c.Path != retryComparing {
+		if l.comparisons == 0 { // else this is the retry of a comparison that failed
 			l.logger.Warn("the watcher lost events; comparing the index with the disk")
 		}
 		l.catchUp(ctx)
@@ -102,13 +103,17 @@ func (l *live) retryLater(ctx context.Context, path string, err error) {
 	l.later(ctx, delay, watch.Change{Op: watch.Updated, Path: path})
 }
 
-// retryComparing is the path of the Rescan that tries a failed comparison again.
-const retryComparing = "(comparing)"
-
 // backoff counts a failed attempt for path and returns how long to wait before the next.
 func (l *live) backoff(path string) time.Duration {
 	l.attempts[path]++
-	return min(firstRetry<<(l.attempts[path]-1), maxRetry)
+	return retryDelay(l.attempts[path])
+}
+
+// retryDelay is how long to wait after the nth failure in a row. The shift stops at 2⁶ s,
+// past maxRetry: a note that fails for an hour would otherwise shift firstRetry out of range,
+// and retry at once, again and again.
+func retryDelay(n int) time.Duration {
+	return min(firstRetry<<min(n-1, 6), maxRetry)
 }
 
 // later queues c after delay, unless the server stops first.

@@ -12,25 +12,8 @@ import (
 	"time"
 
 	"vaultmcp/shared/ollamatest"
+	"vaultmcp/shared/steptest"
 )
-
-// eventually polls check until it returns "" or the deadline passes, and then fails with the
-// last thing check said. Never a fixed sleep: a change shows as soon as it is made, and a slow
-// machine gets the whole bound.
-func eventually(t *testing.T, within time.Duration, check func() string) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		problem := check()
-		if problem == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %s", within, problem)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
 
 // finds returns "" when a search for query returns path first, or says what it found.
 func finds(t *testing.T, url, query, path string) func() string {
@@ -83,9 +66,9 @@ func TestEditsReachSearchAndBacklinks(t *testing.T) {
 
 func editsReachSearchAndBacklinks(t *testing.T, mode string) {
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "Garden", "Compost.md"), "# Compost\n\nBrown and green layers.")
+	steptest.Write(t, filepath.Join(dir, "Garden", "Compost.md"), "# Compost\n\nBrown and green layers.")
 	url := startServer(t, dir, "-embedder", "offline", "-watch", mode)
-	text, _ := call(t, url, "index_status", map[string]any{})
+	text, _ := steptest.CallTool(t, url, "index_status", map[string]any{})
 	var status struct{ Changes string }
 	if json.Unmarshal([]byte(text), &status) != nil || mode == "events" && status.Changes != "file events" ||
 		mode == "poll" && !strings.HasPrefix(status.Changes, "polling every 2s (folders and recent edits every 2s): polling was asked for") {
@@ -93,9 +76,9 @@ func editsReachSearchAndBacklinks(t *testing.T, mode string) {
 	}
 
 	// A new note, in a new folder, linking to an old one.
-	write(t, filepath.Join(dir, "Garden", "Beds", "Kohlrabi.md"), "# Kohlrabi\n\nHarvest kohlrabi at tennis-ball size; mulch with [[Compost]].")
-	eventually(t, 10*time.Second, finds(t, url, "harvest kohlrabi", "Garden/Beds/Kohlrabi.md"))
-	eventually(t, 10*time.Second, func() string {
+	steptest.Write(t, filepath.Join(dir, "Garden", "Beds", "Kohlrabi.md"), "# Kohlrabi\n\nHarvest kohlrabi at tennis-ball size; mulch with [[Compost]].")
+	steptest.Eventually(t, 10*time.Second, finds(t, url, "harvest kohlrabi", "Garden/Beds/Kohlrabi.md"))
+	steptest.Eventually(t, 10*time.Second, func() string {
 		if got := backlinksOf(t, url, "Garden/Compost.md"); !slices.Equal(got, []string{"Garden/Beds/Kohlrabi.md"}) {
 			return fmt.Sprintf("Compost's backlinks = %v", got)
 		}
@@ -103,22 +86,22 @@ func editsReachSearchAndBacklinks(t *testing.T, mode string) {
 	})
 
 	// An edit: new words are found.
-	write(t, filepath.Join(dir, "Garden", "Beds", "Kohlrabi.md"), "# Kohlrabi\n\nPurple kohlrabi resists flea beetles; mulch with [[Compost]].")
-	eventually(t, 10*time.Second, finds(t, url, "flea beetles", "Garden/Beds/Kohlrabi.md"))
+	steptest.Write(t, filepath.Join(dir, "Garden", "Beds", "Kohlrabi.md"), "# Kohlrabi\n\nPurple kohlrabi resists flea beetles; mulch with [[Compost]].")
+	steptest.Eventually(t, 10*time.Second, finds(t, url, "flea beetles", "Garden/Beds/Kohlrabi.md"))
 
 	// A rename within a folder, then a move of the whole folder.
 	os.Rename(filepath.Join(dir, "Garden", "Beds", "Kohlrabi.md"), filepath.Join(dir, "Garden", "Beds", "Kohlrabi (purple).md"))
-	eventually(t, 10*time.Second, finds(t, url, "flea beetles", "Garden/Beds/Kohlrabi (purple).md"))
+	steptest.Eventually(t, 10*time.Second, finds(t, url, "flea beetles", "Garden/Beds/Kohlrabi (purple).md"))
 	if err := os.Rename(filepath.Join(dir, "Garden", "Beds"), filepath.Join(dir, "Beds")); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, finds(t, url, "flea beetles", "Beds/Kohlrabi (purple).md"))
-	eventually(t, 10*time.Second, findsNone(t, url, "flea beetles", "Garden/Beds/Kohlrabi (purple).md"))
+	steptest.Eventually(t, 10*time.Second, finds(t, url, "flea beetles", "Beds/Kohlrabi (purple).md"))
+	steptest.Eventually(t, 10*time.Second, findsNone(t, url, "flea beetles", "Garden/Beds/Kohlrabi (purple).md"))
 
 	// Deleting the folder removes its notes from search and from the link graph.
 	os.RemoveAll(filepath.Join(dir, "Beds"))
-	eventually(t, 10*time.Second, findsNone(t, url, "flea beetles", "Beds/Kohlrabi (purple).md"))
-	eventually(t, 10*time.Second, func() string {
+	steptest.Eventually(t, 10*time.Second, findsNone(t, url, "flea beetles", "Beds/Kohlrabi (purple).md"))
+	steptest.Eventually(t, 10*time.Second, func() string {
 		if got := backlinksOf(t, url, "Garden/Compost.md"); len(got) != 0 {
 			return fmt.Sprintf("Compost's backlinks = %v after the folder was deleted", got)
 		}
@@ -133,15 +116,15 @@ func TestBurstReindexesOnce(t *testing.T) {
 	defer ollama.Close()
 	t.Setenv("OLLAMA_HOST", ollama.URL)
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "Other.md"), "# Other\n\nSomething else entirely.")
+	steptest.Write(t, filepath.Join(dir, "Other.md"), "# Other\n\nSomething else entirely.")
 	url := startServer(t, dir, "-embedder", "ollama", "-min-score", "0.17")
 
 	note := filepath.Join(dir, "Draft.md")
 	for i := range 50 {
-		write(t, note, fmt.Sprintf("# Draft\n\nA draft about parsnips, version %d.", i))
+		steptest.Write(t, note, fmt.Sprintf("# Draft\n\nA draft about parsnips, version %d.", i))
 		time.Sleep(15 * time.Millisecond)
 	}
-	eventually(t, 10*time.Second, func() string {
+	steptest.Eventually(t, 10*time.Second, func() string {
 		got, _ := searchFor(t, url, map[string]any{"query": "parsnips draft", "limit": 1})
 		if len(got.Results) == 1 && strings.Contains(got.Results[0].Snippet, "version 49") {
 			return ""
@@ -169,20 +152,20 @@ func TestFailedEmbeddingIsRetried(t *testing.T) {
 	defer ollama.Close()
 	t.Setenv("OLLAMA_HOST", ollama.URL)
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "Other.md"), "# Other\n\nSomething else entirely.")
+	steptest.Write(t, filepath.Join(dir, "Other.md"), "# Other\n\nSomething else entirely.")
 	url := startServer(t, dir, "-embedder", "ollama", "-min-score", "0.17")
 
 	ollama.SetFailure(ollamatest.ServerError, 0)
-	write(t, filepath.Join(dir, "Late.md"), "# Late\n\nNotes on celeriac.")
-	eventually(t, 10*time.Second, func() string {
-		if text, _ := call(t, url, "index_status", map[string]any{}); !strings.Contains(text, `"Late.md"`) {
+	steptest.Write(t, filepath.Join(dir, "Late.md"), "# Late\n\nNotes on celeriac.")
+	steptest.Eventually(t, 10*time.Second, func() string {
+		if text, _ := steptest.CallTool(t, url, "index_status", map[string]any{}); !strings.Contains(text, `"Late.md"`) {
 			return "index_status does not list Late.md as not indexed: " + text
 		}
 		return ""
 	})
 	ollama.SetFailure(ollamatest.None, 0)
-	eventually(t, 15*time.Second, finds(t, url, "celeriac", "Late.md"))
-	if text, _ := call(t, url, "index_status", map[string]any{}); strings.Contains(text, `"Late.md"`) {
+	steptest.Eventually(t, 15*time.Second, finds(t, url, "celeriac", "Late.md"))
+	if text, _ := steptest.CallTool(t, url, "index_status", map[string]any{}); strings.Contains(text, `"Late.md"`) {
 		t.Errorf("index_status still lists Late.md after it was indexed: %s", text)
 	}
 }
@@ -191,7 +174,7 @@ func TestFailedEmbeddingIsRetried(t *testing.T) {
 func TestSearchesDuringReindexing(t *testing.T) {
 	dir := t.TempDir()
 	for i := range 20 {
-		write(t, filepath.Join(dir, fmt.Sprintf("Note %d.md", i)), fmt.Sprintf("# Note %d\n\nTurnips and swedes %d.", i, i))
+		steptest.Write(t, filepath.Join(dir, fmt.Sprintf("Note %d.md", i)), fmt.Sprintf("# Note %d\n\nTurnips and swedes %d.", i, i))
 	}
 	url := startServer(t, dir, "-embedder", "offline")
 
@@ -213,9 +196,9 @@ func TestSearchesDuringReindexing(t *testing.T) {
 		})
 	}
 	for i := range 20 {
-		write(t, filepath.Join(dir, fmt.Sprintf("Note %d.md", i)), fmt.Sprintf("# Note %d\n\nBeetroot and chard %d.", i, i))
+		steptest.Write(t, filepath.Join(dir, fmt.Sprintf("Note %d.md", i)), fmt.Sprintf("# Note %d\n\nBeetroot and chard %d.", i, i))
 	}
-	eventually(t, 15*time.Second, func() string {
+	steptest.Eventually(t, 15*time.Second, func() string {
 		got, _ := searchFor(t, url, map[string]any{"query": "beetroot chard 19", "limit": 1})
 		if len(got.Results) == 1 && strings.Contains(got.Results[0].Snippet, "Beetroot and chard 19") {
 			return ""
@@ -224,4 +207,14 @@ func TestSearchesDuringReindexing(t *testing.T) {
 	})
 	close(stop)
 	wg.Wait()
+}
+
+// TestRetryDelay: the wait doubles from a second up to a minute, and stays a minute however
+// long a note goes on failing.
+func TestRetryDelay(t *testing.T) {
+	for n, want := range map[int]time.Duration{1: time.Second, 2: 2 * time.Second, 6: 32 * time.Second, 7: time.Minute, 40: time.Minute, 1000: time.Minute} {
+		if got := retryDelay(n); got != want {
+			t.Errorf("retryDelay(%d) = %v; want %v", n, got, want)
+		}
+	}
 }

@@ -14,27 +14,26 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-	"github.com/ollama/ollama/api"
 
 	"vaultmcp/shared/guard"
 	"vaultmcp/shared/inbox"
 	"vaultmcp/shared/jsonrpc"
-	"vaultmcp/shared/store"
+	"vaultmcp/shared/serve"
 	"vaultmcp/shared/toolargs"
 	"vaultmcp/shared/vault"
 	"vaultmcp/shared/watch"
 )
 
 func main() {
-	// A client that launched the server over stdio ends it with SIGTERM (or by closing stdin);
-	// either way the server stops cleanly.
+	// Ctrl-C sends an interrupt; kill and make send SIGTERM. A client that started the server
+	// over stdio closes stdin, then sends SIGTERM if the server is slow to go. Every way, run
+	// stops gracefully.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args, os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
@@ -44,7 +43,9 @@ func main() {
 }
 
 // run is the whole program. main only supplies the outside world, so tests can call run with
-// their own arguments, environment, input and output, and stop it by cancelling ctx.
+// their own arguments, environment, input and output, and stop it by cancelling ctx. It works
+// in phases: read and check the configuration; open the vault, the port and the index; build
+// the MCP server; then serve until ctx ends, and let the requests under way finish.
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cfg, err := readConfig(args, getenv, stderr)
 	if errors.Is(err, flag.ErrHelp) {
@@ -55,123 +56,97 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 
+	// Whatever may still refuse to start comes before the index is opened, the port above
+	// all: a refused server leaves the index as it found it, whoever else is using it.
 	notes, err := vault.Open(cfg.vaultDir)
 	if err != nil {
 		return err
 	}
 	defer notes.Close()
-	// The inbox folder is checked now and made only when create_note first writes to it.
-	// Read-only, there is no inbox and no create_note: a tool that does not exist is a
-	// stronger promise than a readOnlyHint, which a client may or may not heed.
-	var newNotes *inbox.Inbox
-	if !cfg.readOnly {
-		if newNotes, err = inbox.Open(notes, cfg.inboxDir); err != nil {
-			return err
-		}
-		defer newNotes.Close()
-	} else {
-		logger.Info("read-only: create_note is not offered, and nothing in the vault is created")
-	}
-
-	// The Ollama library reads OLLAMA_HOST itself, with Ollama's own rules for what it may
-	// hold; reading it through getenv would mean copying those rules.
-	client, err := api.ClientFromEnvironment()
+	newNotes, err := openInbox(notes, cfg, logger)
 	if err != nil {
-		return fmt.Errorf("OLLAMA_HOST: %w", err)
+		return err
 	}
-	if cfg.dbPath == "" {
-		if cfg.dbPath, err = store.DefaultPath(cfg.vaultDir); err != nil {
-			return err
-		}
+	if newNotes != nil {
+		defer newNotes.Close()
 	}
-
-	// Everything that can refuse to start comes before the index is opened: a server refused
-	// for its address, its port or an -allow-origin must leave the index as it found it,
-	// whoever else is using it. So the MCP server is made now, its tools once there is an
-	// index for them, and the wall is built on the listener it guards.
-	hooks := &server.Hooks{}
-	names := &noteCompleter{} // its index is opened below
-	mcpServer := newMCPServer(hooks, names)
 	var ln net.Listener
-	var srv *http.Server
 	if cfg.transport == "http" {
-		if ln, srv, err = listen(cfg, mcpServer, logger); err != nil {
+		if ln, err = listen(cfg.addr); err != nil {
 			return err
 		}
 		defer ln.Close()
 	}
-
-	// Opening the index takes its lock: a second server on the same index stops here.
-	if err := store.CheckLocation(cfg.vaultDir, cfg.dbPath); err != nil {
-		return err
-	}
-	db, err := store.Open(ctx, cfg.dbPath, store.Config{})
+	ix, err := openIndex(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	logger.Info("index", "db", db.Path())
-	names.db = db
+	defer ix.db.Close()
 
-	embedding, err := chooseEmbedder(ctx, cfg.embedder, cfg.model, db, client, logger)
+	hooks := &server.Hooks{}
+	mcpServer := newMCPServer(hooks, &noteCompleter{db: ix.db})
+	addTools(mcpServer, notes, ix, newNotes)
+	addResources(mcpServer, hooks, notes, logger)
+	stopWork, err := keepCurrent(ctx, cfg, notes, ix, newNoteEvents(hooks, notes, logger), logger)
 	if err != nil {
 		return err
 	}
-	// The index keeps what it holds unless it was built by another embedder: then its vectors
-	// cannot answer this one's queries, and it starts again.
-	ix, err := openIndex(ctx, embedding, db, logger)
-	if err != nil {
-		return err
-	}
+	defer stopWork() // before the index closes, since defers run last first
 
+	return serveMCP(ctx, cfg, ln, mcpServer, stdin, stdout, logger)
+}
+
+// openInbox checks the inbox folder, which is made only when create_note first writes to it.
+// Read-only, there is no inbox and no create_note: a tool that does not exist is a stronger
+// promise than a readOnlyHint, which a client may or may not heed. The inbox is then nil.
+func openInbox(notes *vault.Vault, cfg config, logger *slog.Logger) (*inbox.Inbox, error) {
+	if cfg.readOnly {
+		logger.Info("read-only: create_note is not offered, and nothing in the vault is created")
+		return nil, nil
+	}
+	return inbox.Open(notes, cfg.inboxDir)
+}
+
+// keepCurrent starts the two goroutines that keep the index current while the server
+// answers: the watcher, and the worker that first catches up with the disk and then applies
+// the watcher's changes, telling clients of them through events. It returns the function that
+// stops them, waits until they have, and closes the watcher.
+func keepCurrent(ctx context.Context, cfg config, notes *vault.Vault, ix *index, events *noteEvents, logger *slog.Logger) (stop func(), err error) {
 	// Watch before catching up: a note changed meanwhile is not lost. Its change waits in
 	// the watcher and is applied after the catch-up, by the same worker.
-	watcher, err := watch.New(cfg.vaultDir, watch.Options{Logger: logger, Mode: watch.Mode(cfg.watchMode)})
+	watcher, err := watch.New(cfg.vaultDir, watch.Options{Logger: logger, Mode: cfg.watchMode})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer watcher.Close()
-
-	// Two goroutines keep the index current: the watcher, and the worker that first catches
-	// up with the disk and then applies the watcher's changes. The server answers while they
-	// work. Deferred in this order, they are stopped, then waited for, before the database
-	// closes.
 	ix.noticing = watcher.Noticing // for index_status: only the watcher knows
-	updates := newLive(notes, ix, newNoteEvents(hooks, notes, logger), logger)
-	workCtx, stopWork := context.WithCancel(ctx)
+	updates := newLive(notes, ix, events, logger)
+	ctx, cancel := context.WithCancel(ctx)
 	var workers sync.WaitGroup
-	defer workers.Wait()
-	defer stopWork()
 	workers.Go(func() {
-		if err := watcher.Run(workCtx, updates.changes); err != nil {
+		if err := watcher.Run(ctx, updates.changes); err != nil {
 			logger.Error("the file watcher stopped; edits are no longer indexed until a restart", "err", err)
 		}
 	})
-	workers.Go(func() { updates.run(workCtx) })
+	workers.Go(func() { updates.run(ctx) })
+	return func() {
+		cancel()
+		workers.Wait()
+		watcher.Close()
+	}, nil
+}
 
-	ix.floor.fixed = cfg.minScore // 0: measured at the first search
-	ix.ranking = cfg.ranking
-	logger.Info("search", "rank", ix.ranking, "min_score", ix.floor)
-
-	addTools(mcpServer, notes, ix, newNotes)
-	addResources(mcpServer, hooks, notes, logger)
-
+// serveMCP serves over the transport cfg names, on ln for HTTP, until ctx ends or a stdio
+// client closes stdin, and returns once the requests under way have finished.
+func serveMCP(ctx context.Context, cfg config, ln net.Listener, mcpServer *server.MCPServer, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error {
 	if cfg.transport == "stdio" {
 		return serveStdio(ctx, mcpServer, stdin, stdout, logger)
 	}
-
-	logger.Info("listening", "url", "http://"+ln.Addr().String()+"/mcp", "vault", notes.Dir())
-
-	go func() {
-		<-ctx.Done()
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(shutdownCtx)
-	}()
-	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+	srv, err := newHTTPServer(ln, mcpServer, cfg.origins, logger)
+	if err != nil {
 		return err
 	}
-	return nil
+	logger.Info("listening", "url", "http://"+ln.Addr().String()+"/mcp", "vault", cfg.vaultDir)
+	return serve.HTTP(ctx, srv, ln, logger)
 }
 
 // newMCPServer makes the MCP server, without its tools and resources, which run adds.
@@ -195,44 +170,41 @@ func newMCPServer(hooks *server.Hooks, names *noteCompleter) *server.MCPServer {
 	return s
 }
 
-// listen takes the port and builds the wall every request passes before it reaches
-// jsonrpc.Strict and mcp-go. No authentication and no TLS: only this machine may connect, so
-// the address must be a loopback one. guard.Wrap is guard.Local and the rest of the wall: the
-// method, the body's size and time, and how many requests are in flight.
-func listen(cfg config, mcpServer *server.MCPServer, logger *slog.Logger) (net.Listener, *http.Server, error) {
-	if err := guard.CheckListenAddr(cfg.addr); err != nil {
-		return nil, nil, err
-	}
-	ln, err := net.Listen("tcp", cfg.addr)
+// listen takes the port. The listener's address is the real one, even for "127.0.0.1:0": the
+// log needs it, and so do the Host and Origin checks, which let through only requests
+// addressed to it. Since "localhost" may resolve elsewhere if the hosts file says so, the
+// address the listener really got is checked again to be a loopback one.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot listen on %s: %w (is another server using the port? pick another with -addr, or with ADDR= under make step)", cfg.addr, err)
+		return nil, fmt.Errorf("cannot listen on %s: %w (is another server using the port? choose another address with -addr or VAULTMCP_ADDR)", addr, err)
 	}
-	// Stateless: no session ids, every POST stands alone, just as in step 1. A 2026-07-28
-	// client hears of changes on the stream its subscriptions/listen POST opens; the 2025
-	// stream, opened with GET, belongs to a session, which a stateless server does not keep,
-	// so GET is refused with 405.
+	if err := guard.CheckListenAddr(ln.Addr().String()); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	return ln, nil
+}
+
+// newHTTPServer builds the wall every request passes before it reaches jsonrpc.Strict and
+// mcp-go. No authentication and no TLS: only this machine may connect, which listen made
+// sure of. guard.Hostile is guard.Local (Host and Origin) and the limits on top: the method,
+// the body's size and time, and how many requests are in flight.
+func newHTTPServer(ln net.Listener, mcpServer *server.MCPServer, origins []string, logger *slog.Logger) (*http.Server, error) {
+	// Stateless: no session ids, every POST stands alone. A 2026-07-28 client hears of
+	// changes on the stream its subscriptions/listen POST opens; the 2025 stream, opened with
+	// GET, belongs to a session, which a stateless server does not keep, so GET is refused
+	// with 405.
 	mcpHandler := server.NewStreamableHTTPServer(mcpServer,
 		server.WithStateLess(true),
 		server.WithDisableStreaming(true),
 		server.WithStreamableHTTPLogger(logger), // mcp-go's own lines, in the same format
 	)
-	walled, err := guard.Wrap(jsonrpc.Strict(mcpHandler, guard.DefaultMaxBody), guard.Config{Addr: ln.Addr(), Origins: splitList(cfg.origins), Logger: logger})
+	guarded, err := guard.Hostile(jsonrpc.Strict(mcpHandler, guard.DefaultMaxBody), guard.Config{Addr: ln.Addr(), Origins: origins, Logger: logger})
 	if err != nil {
-		ln.Close()
-		return nil, nil, err
+		return nil, err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", walled)
-	return ln, guard.NewServer(mux), nil
-}
-
-// splitList reads a comma-separated flag.
-func splitList(s string) []string {
-	var items []string
-	for _, item := range strings.Split(s, ",") {
-		if item = strings.TrimSpace(item); item != "" {
-			items = append(items, item)
-		}
-	}
-	return items
+	mux.Handle("/mcp", guarded)
+	return guard.NewServer(mux), nil
 }

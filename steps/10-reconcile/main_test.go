@@ -32,7 +32,7 @@ func waitReady(t testing.TB, url string) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
-		text, _ := call(t, url, "index_status", map[string]any{})
+		text, _ := steptest.CallTool(t, url, "index_status", map[string]any{})
 		var status statusJSON
 		if json.Unmarshal([]byte(text), &status) == nil && status.State == phaseReady {
 			return
@@ -64,41 +64,14 @@ func launch(t testing.TB, vaultDir string, args ...string) (url string, stop fun
 // callTool calls a tool with a path argument and returns its text and whether it is an error.
 func callTool(t *testing.T, url, tool string, path any) (text string, isError bool) {
 	t.Helper()
-	return call(t, url, tool, map[string]any{"path": path})
-}
-
-// call calls a tool and returns its text and whether it is an error.
-func call(t testing.TB, url, tool string, arguments map[string]any) (text string, isError bool) {
-	t.Helper()
-	args, _ := json.Marshal(arguments)
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + string(args) + `}}`
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var msg struct {
-		Result struct {
-			Content []struct{ Text string } `json:"content"`
-			IsError bool                    `json:"isError"`
-		} `json:"result"`
-	}
-	// A result from the vault comes after a notice that it is vault data; the text that
-	// matters is the last item.
-	if err := json.NewDecoder(resp.Body).Decode(&msg); err != nil || len(msg.Result.Content) == 0 {
-		t.Fatalf("%s(%v): unexpected response (%v)", tool, arguments, err)
-	}
-	return msg.Result.Content[len(msg.Result.Content)-1].Text, msg.Result.IsError
+	return steptest.CallTool(t, url, tool, map[string]any{"path": path})
 }
 
 func TestToolsStayInsideTheVault(t *testing.T) {
 	base := t.TempDir()
 	vaultDir := filepath.Join(base, "vault")
-	write(t, filepath.Join(base, "secret.md"), "TOP SECRET")
-	write(t, filepath.Join(vaultDir, "Notes", "inside.md"), "---\ntags: [a]\n---\ninside the vault")
+	steptest.Write(t, filepath.Join(base, "secret.md"), "TOP SECRET")
+	steptest.Write(t, filepath.Join(vaultDir, "Notes", "inside.md"), "---\ntags: [a]\n---\ninside the vault")
 	if err := os.Symlink(filepath.Join(base, "secret.md"), filepath.Join(vaultDir, "Notes", "link.md")); err != nil {
 		t.Skipf("cannot create symlinks here: %v", err)
 	}
@@ -125,16 +98,6 @@ func TestToolsStayInsideTheVault(t *testing.T) {
 	}
 }
 
-func write(t testing.TB, name, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestSearchFailsAloneWhenOllamaFails runs against the Ollama stand-in, through the real
 // Ollama client: when Ollama goes away, search_vault says so and how to fix it, and every
 // other tool goes on working.
@@ -143,8 +106,8 @@ func TestSearchFailsAloneWhenOllamaFails(t *testing.T) {
 	defer ollama.Close()
 	t.Setenv("OLLAMA_HOST", ollama.URL)
 	vaultDir := t.TempDir()
-	write(t, filepath.Join(vaultDir, "Bread.md"), "# Bread\n\nA dense loaf is underproofed.")
-	write(t, filepath.Join(vaultDir, "Tomatoes.md"), "# Tomatoes\n\nPlant them after the last frost.")
+	steptest.Write(t, filepath.Join(vaultDir, "Bread.md"), "# Bread\n\nA dense loaf is underproofed.")
+	steptest.Write(t, filepath.Join(vaultDir, "Tomatoes.md"), "# Tomatoes\n\nPlant them after the last frost.")
 	url := startServer(t, vaultDir, "-embedder", "ollama")
 
 	if got, errText := searchFor(t, url, map[string]any{"query": "dense loaf", "limit": 1}); errText != "" || len(got.Results) != 1 || got.Results[0].Path != "Bread.md" {
@@ -152,16 +115,16 @@ func TestSearchFailsAloneWhenOllamaFails(t *testing.T) {
 	}
 
 	ollama.SetFailure(ollamatest.Down, 0)
-	text, isError := call(t, url, "search_vault", map[string]any{"query": "dense loaf"})
+	text, isError := steptest.CallTool(t, url, "search_vault", map[string]any{"query": "dense loaf"})
 	if !isError || !strings.Contains(text, "ollama serve") {
 		t.Errorf("search_vault with Ollama down = %q (isError %v), want an error saying how to start Ollama", text, isError)
 	}
-	if text, isError := call(t, url, "get_note", map[string]any{"path": "Bread"}); isError {
+	if text, isError := steptest.CallTool(t, url, "get_note", map[string]any{"path": "Bread"}); isError {
 		t.Errorf("get_note with Ollama down = %q, want the note", text)
 	}
 
 	ollama.SetFailure(ollamatest.None, 0)
-	if _, isError := call(t, url, "search_vault", map[string]any{"query": "frost"}); isError {
+	if _, isError := steptest.CallTool(t, url, "search_vault", map[string]any{"query": "frost"}); isError {
 		t.Error("search_vault did not recover when Ollama came back")
 	}
 }
@@ -176,10 +139,10 @@ func TestIndexingKeepsWhatItCouldEmbed(t *testing.T) {
 	t.Setenv("OLLAMA_HOST", ollama.URL)
 	vaultDir := t.TempDir()
 	for i := range 600 {
-		write(t, filepath.Join(vaultDir, fmt.Sprintf("Note %03d.md", i)), fmt.Sprintf("# Note %d\n\nword%d", i, i))
+		steptest.Write(t, filepath.Join(vaultDir, fmt.Sprintf("Note %03d.md", i)), fmt.Sprintf("# Note %d\n\nword%d", i, i))
 	}
 	url := startServing(t, vaultDir, "-embedder", "ollama")
-	eventually(t, time.Minute, func() string {
+	steptest.Eventually(t, time.Minute, func() string {
 		if st := status(t, url); st.Notes == 0 {
 			return "no note was stored"
 		}
@@ -187,7 +150,7 @@ func TestIndexingKeepsWhatItCouldEmbed(t *testing.T) {
 	})
 	ollama.SetFailure(ollamatest.ServerError, 0)
 	// The catch-up ends with notes that failed and are retried: not ready.
-	eventually(t, time.Minute, func() string {
+	steptest.Eventually(t, time.Minute, func() string {
 		if st := status(t, url); st.State != phaseRetrying {
 			return fmt.Sprintf("index_status = %+v, want the state retrying", st)
 		}
@@ -204,7 +167,7 @@ func TestIndexingKeepsWhatItCouldEmbed(t *testing.T) {
 	}
 
 	// The worker retries the notes that failed at start, like any failed save.
-	eventually(t, 20*time.Second, func() string {
+	steptest.Eventually(t, 20*time.Second, func() string {
 		got, _ := searchFor(t, url, map[string]any{"query": "word599", "limit": 1})
 		if got.Incomplete == "" && len(got.Results) == 1 && got.Results[0].Path == "Note 599.md" {
 			return ""
@@ -320,8 +283,8 @@ func TestPartlyReadableVault(t *testing.T) {
 		return
 	}
 	vaultDir := t.TempDir()
-	write(t, filepath.Join(vaultDir, "Bread.md"), "# Bread\n\nA dense loaf is underproofed.")
-	write(t, filepath.Join(vaultDir, "Private", "Diary.md"), "# Diary\n\nDense thoughts.")
+	steptest.Write(t, filepath.Join(vaultDir, "Bread.md"), "# Bread\n\nA dense loaf is underproofed.")
+	steptest.Write(t, filepath.Join(vaultDir, "Private", "Diary.md"), "# Diary\n\nDense thoughts.")
 	if err := os.Mkdir(filepath.Join(vaultDir, "lost+found"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +301,7 @@ func TestPartlyReadableVault(t *testing.T) {
 	if got, errText := searchFor(t, url, map[string]any{"query": "dense", "limit": 5}); errText != "" || len(got.Results) != 1 || got.Results[0].Path != "Bread.md" {
 		t.Errorf("search_vault = %+v %s; want Bread.md alone", got, errText)
 	}
-	text, isError := call(t, url, "create_note", map[string]any{"title": "Plan", "content": "x"})
+	text, isError := steptest.CallTool(t, url, "create_note", map[string]any{"title": "Plan", "content": "x"})
 	if !isError || !strings.Contains(text, "may not write") || !strings.Contains(text, "tell the user") {
 		t.Errorf("create_note in a read-only vault = %q (isError %v); want a tool error saying the server may not write", text, isError)
 	}
@@ -349,7 +312,7 @@ func TestPartlyReadableVault(t *testing.T) {
 // wrong.
 func TestInboxInTheWay(t *testing.T) {
 	vaultDir := t.TempDir()
-	write(t, filepath.Join(vaultDir, "Bread.md"), "# Bread\n\nA dense loaf is underproofed.")
+	steptest.Write(t, filepath.Join(vaultDir, "Bread.md"), "# Bread\n\nA dense loaf is underproofed.")
 	url, stop := launch(t, vaultDir, "-embedder", "offline")
 	waitReady(t, url)
 	stop()
@@ -357,13 +320,13 @@ func TestInboxInTheWay(t *testing.T) {
 		t.Fatalf("after a start and a stop, the vault holds %v; want only Bread.md", entries)
 	}
 
-	write(t, filepath.Join(vaultDir, "Inbox"), "a file, not a folder")
+	steptest.Write(t, filepath.Join(vaultDir, "Inbox"), "a file, not a folder")
 	url = startServer(t, vaultDir, "-embedder", "offline")
-	text, isError := call(t, url, "create_note", map[string]any{"title": "Plan", "content": "x"})
+	text, isError := steptest.CallTool(t, url, "create_note", map[string]any{"title": "Plan", "content": "x"})
 	if !isError || !strings.Contains(text, `the inbox folder "Inbox" cannot be made: a file stands in its way`) {
 		t.Errorf("create_note with a file named Inbox = %q (isError %v); want a tool error saying so", text, isError)
 	}
-	if text, isError := call(t, url, "get_note", map[string]any{"path": "Bread"}); isError {
+	if text, isError := steptest.CallTool(t, url, "get_note", map[string]any{"path": "Bread"}); isError {
 		t.Errorf("get_note = %q; want the note", text)
 	}
 }
@@ -372,15 +335,15 @@ func TestInboxInTheWay(t *testing.T) {
 // stdin, while the server still catches up. That ends the server, as it should, and is no
 // failure: run returns nil and nothing is logged at ERROR.
 func TestClientQuitsWhileIndexing(t *testing.T) {
-	ollama, vaultDir := slowToIndex(t)
+	ollama, vaultDir := steptest.SlowToIndex(t)
 	stdin, client := io.Pipe()
-	var logs lockedBuffer
+	var logs steptest.Logs
 	done := make(chan error, 1)
 	go func() {
 		args := []string{"10-reconcile", "-transport", "stdio", "-vault", vaultDir, "-db", filepath.Join(t.TempDir(), "index.db"), "-embedder", "ollama"}
 		done <- run(t.Context(), args, func(string) string { return "" }, stdin, io.Discard, &logs)
 	}()
-	waitForEmbedding(t, ollama, done, &logs)
+	steptest.WaitForEmbedding(t, ollama, done, &logs)
 	client.Close()
-	checkStoppedCleanly(t, done, &logs)
+	steptest.StoppedCleanly(t, done, &logs)
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"vaultmcp/shared/steptest"
 )
 
 // TestNotesAsWritten serves the notes real vaults hold and tidy examples lack: a template's
@@ -16,7 +18,7 @@ import (
 // Each is read as Obsidian reads it, or listed in index_status with a reason a user can act on.
 func TestNotesAsWritten(t *testing.T) {
 	vaultDir := t.TempDir()
-	note := func(name, content string) { write(t, filepath.Join(vaultDir, name), content) }
+	note := func(name, content string) { steptest.Write(t, filepath.Join(vaultDir, name), content) }
 	note("Template.md", "---\ntags:\n- \naliases:\n-\npublish: true\n---\n# Template\n\nSourdough starter.\n")
 	note("Deep.md", "---\na: "+strings.Repeat("[", 1000)+strings.Repeat("]", 1000)+"\n---\nPaper lanterns.\n")
 	png := "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + strings.Repeat("\x13\x00\x7f\x01", 500)
@@ -63,7 +65,7 @@ func TestNotesAsWritten(t *testing.T) {
 		t.Error(msg)
 	}
 	note("Template.md", png)
-	eventually(t, 10*time.Second, findsNone(t, url, "sourdough starter", "Template.md"))
+	steptest.Eventually(t, 10*time.Second, findsNone(t, url, "sourdough starter", "Template.md"))
 	if why := status(t, url).NotIndexed["Template.md"]; !strings.Contains(why, "is not a note") {
 		t.Errorf("index_status notIndexed[Template.md] = %q, after an image was saved over it", why)
 	}

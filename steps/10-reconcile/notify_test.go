@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"vaultmcp/shared/steptest"
 )
 
 // notifyWithin is how soon after a save a client must hear of it: the watcher's debounce
@@ -95,7 +97,7 @@ func followAndHear(t *testing.T, vaultDir string, in received, listenID any, sto
 		}
 	}
 	create := func(note string) func() {
-		return func() { write(t, filepath.Join(vaultDir, note), "# "+note) }
+		return func() { steptest.Write(t, filepath.Join(vaultDir, note), "# "+note) }
 	}
 	tagged(in.expect(t, "the update of a followed note", edit("Garden/Tomatoes.md"), updatedAbout(followed), nothingElse))
 	tagged(in.expect(t, "the list change of a new note", create("First new note.md"), listChanged, nothingElse))
@@ -111,20 +113,10 @@ func followAndHear(t *testing.T, vaultDir string, in received, listenID any, sto
 	}
 }
 
-// copyVault gives a test its own copy of the sample vault to edit.
-func copyVault(t *testing.T) string {
-	t.Helper()
-	vaultDir := filepath.Join(t.TempDir(), "vault")
-	if err := os.CopyFS(vaultDir, os.DirFS("../../sample-vault")); err != nil {
-		t.Fatal(err)
-	}
-	return vaultDir
-}
-
 // TestNotifyOverHTTP: a 2026-07-28 client opens a subscriptions/listen stream and hears, on
 // it, of the note it follows and of the list of notes.
 func TestNotifyOverHTTP(t *testing.T) {
-	vaultDir := copyVault(t)
+	vaultDir := steptest.CopyVault(t)
 	url := startServer(t, vaultDir)
 	body := `{"jsonrpc":"2.0","id":"listen-1","method":"subscriptions/listen","params":{"notifications":{"resourcesListChanged":true,"resourceSubscriptions":["note:///garden/TOMATOES"]},` +
 		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
@@ -164,7 +156,7 @@ func TestNotifyOverHTTP(t *testing.T) {
 func TestNotifyOverStdio(t *testing.T) {
 	for _, revision := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(revision, func(t *testing.T) {
-			vaultDir := copyVault(t)
+			vaultDir := steptest.CopyVault(t)
 			env := map[string]string{"VAULT_PATH": vaultDir, "VAULTMCP_TRANSPORT": "stdio", "VAULTMCP_EMBEDDER": "offline",
 				"VAULTMCP_DB": filepath.Join(t.TempDir(), "index.db")}
 			stdin, toServer := io.Pipe()

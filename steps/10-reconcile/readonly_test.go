@@ -9,17 +9,19 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"vaultmcp/shared/steptest"
 )
 
 // TestReadOnly serves a vault with -read-only. create_note is not listed, and calling it is
 // an unknown tool; a session of every read tool and every resource request leaves each file
 // and folder of the vault as it was, byte for byte.
 func TestReadOnly(t *testing.T) {
-	vaultDir := copyVault(t)
+	vaultDir := steptest.CopyVault(t)
 	before, foldersBefore := snapshot(t, vaultDir), folders(t, vaultDir)
 	t.Run("session", func(t *testing.T) { // its cleanup stops the server before the vault is compared
 		url := startServer(t, vaultDir, "-embedder", "offline", "-read-only")
-		result, _ := rpc(t, url, "tools/list", nil)
+		result, _ := steptest.RPC(t, url, "tools/list", nil)
 		var list struct{ Tools []struct{ Name string } }
 		if err := json.Unmarshal(result, &list); err != nil {
 			t.Fatalf("tools/list: %v", err)
@@ -31,7 +33,7 @@ func TestReadOnly(t *testing.T) {
 		if want := []string{"get_backlinks", "get_note", "index_status", "search_vault"}; !slices.Equal(names, want) {
 			t.Errorf("read-only, tools/list = %v, want %v", names, want)
 		}
-		_, rpcErr := rpc(t, url, "tools/call", map[string]any{"name": "create_note", "arguments": map[string]any{"title": "Seeds", "content": "Order seeds."}})
+		_, rpcErr := steptest.RPC(t, url, "tools/call", map[string]any{"name": "create_note", "arguments": map[string]any{"title": "Seeds", "content": "Order seeds."}})
 		if rpcErr == nil || !strings.Contains(rpcErr.Message, "tool 'create_note' not found") {
 			t.Errorf("read-only, calling create_note gave %+v, want an unknown tool", rpcErr)
 		}
@@ -45,7 +47,7 @@ func TestReadOnly(t *testing.T) {
 			{"get_backlinks", map[string]any{"path": "Garden/Compost"}},
 			{"index_status", map[string]any{}},
 		} {
-			if text, isError := call(t, url, c.tool, c.args); isError {
+			if text, isError := steptest.CallTool(t, url, c.tool, c.args); isError {
 				t.Errorf("read-only, %s %v: %s", c.tool, c.args, text)
 			}
 		}
@@ -56,7 +58,7 @@ func TestReadOnly(t *testing.T) {
 			"completion/complete": map[string]any{"ref": map[string]any{"type": "ref/resource", "uri": "note:///{+path}"},
 				"argument": map[string]any{"name": "path", "value": "tom"}},
 		} {
-			if _, rpcErr := rpc(t, url, method, params); rpcErr != nil {
+			if _, rpcErr := steptest.RPC(t, url, method, params); rpcErr != nil {
 				t.Errorf("read-only, %s: %+v", method, rpcErr)
 			}
 		}
@@ -70,21 +72,22 @@ func TestReadOnly(t *testing.T) {
 	}
 }
 
-// TestReadOnlyFromTheEnvironment: VAULTMCP_READ_ONLY=1 is -read-only, and a value that is not
-// a yes or a no stops the server before it starts rather than being guessed at.
+// TestReadOnlyFromTheEnvironment: VAULTMCP_READ_ONLY=1 is -read-only. A value that is not a
+// yes or a no stops the server before it starts rather than being guessed at
+// (TestBadSettingsNameThemselves).
 func TestReadOnlyFromTheEnvironment(t *testing.T) {
 	for value, want := range map[string]bool{"": false, "0": false, "false": false, "1": true, "true": true} {
-		got, err := envBool(func(string) string { return value }, "VAULTMCP_READ_ONLY")
-		if err != nil || got != want {
-			t.Errorf("VAULTMCP_READ_ONLY=%q: %v, %v; want %v", value, got, err, want)
+		cfg, err := readConfig([]string{"vaultmcp"}, steptest.Env("VAULT_PATH", t.TempDir(), "VAULTMCP_READ_ONLY", value), io.Discard)
+		if err != nil || cfg.readOnly != want {
+			t.Errorf("VAULTMCP_READ_ONLY=%q: read-only %v, %v; want %v", value, cfg.readOnly, err, want)
 		}
 	}
-	getenv := func(key string) string {
-		return map[string]string{"VAULT_PATH": copyVault(t), "VAULTMCP_READ_ONLY": "yes please"}[key]
-	}
-	err := run(t.Context(), []string{"vaultmcp"}, getenv, strings.NewReader(""), io.Discard, io.Discard)
-	if err == nil || !strings.Contains(err.Error(), `VAULTMCP_READ_ONLY="yes please": use 1 or 0`) {
-		t.Errorf("VAULTMCP_READ_ONLY=yes please: run returned %v, want an error that says what to write", err)
+	// The flag overrides the variable, either way.
+	for args, want := range map[string]bool{"-read-only": true, "-read-only=false": false} {
+		cfg, err := readConfig([]string{"vaultmcp", args}, steptest.Env("VAULT_PATH", t.TempDir(), "VAULTMCP_READ_ONLY", "1"), io.Discard)
+		if err != nil || cfg.readOnly != want {
+			t.Errorf("%s with VAULTMCP_READ_ONLY=1: read-only %v, %v; want %v", args, cfg.readOnly, err, want)
+		}
 	}
 }
 

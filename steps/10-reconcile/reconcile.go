@@ -38,13 +38,14 @@ func (l *live) catchUp(ctx context.Context) {
 		return // the server is stopping, before it could compare: no failure
 	}
 	if err != nil {
-		delay := l.backoff(retryComparing)
+		l.comparisons++
+		delay := retryDelay(l.comparisons)
 		l.logger.Error("cannot compare the index with the vault; will retry", "in", delay, "err", err)
 		cov.fail(err)
-		l.later(ctx, delay, watch.Change{Op: watch.Rescan, Path: retryComparing})
+		l.later(ctx, delay, watch.Change{Op: watch.Rescan})
 		return
 	}
-	l.succeeded(retryComparing)
+	l.comparisons = 0
 	cov.set(phaseIndexing, len(onDisk)-len(plan.Embed), len(onDisk))
 
 	for _, path := range plan.Delete {

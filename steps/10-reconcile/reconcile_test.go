@@ -26,16 +26,6 @@ import (
 	"vaultmcp/shared/vault"
 )
 
-// copySampleVault gives a test its own copy of the sample vault.
-func copySampleVault(t *testing.T) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "vault")
-	if err := os.CopyFS(dir, os.DirFS("../../sample-vault")); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 // embeddedFor is what the stand-in must receive to embed the notes at paths: one input per
 // chunk, with the prefix the Ollama client adds.
 func embeddedFor(t *testing.T, vaultDir string, paths ...string) []string {
@@ -71,7 +61,7 @@ func documentsEmbedded(ollama *ollamatest.Server) []string {
 
 func status(t testing.TB, url string) statusJSON {
 	t.Helper()
-	text, isError := call(t, url, "index_status", map[string]any{})
+	text, isError := steptest.CallTool(t, url, "index_status", map[string]any{})
 	var st statusJSON
 	if err := json.Unmarshal([]byte(text), &st); isError || err != nil {
 		t.Fatalf("index_status = %s (isError %v, %v)", text, isError, err)
@@ -95,7 +85,7 @@ func TestRestartEmbedsOnlyWhatChanged(t *testing.T) {
 	ollama := ollamatest.NewServer(ollamatest.Options{})
 	defer ollama.Close()
 	t.Setenv("OLLAMA_HOST", ollama.URL)
-	vaultDir := copySampleVault(t)
+	vaultDir := steptest.CopyVault(t)
 	db := filepath.Join(t.TempDir(), "index.db")
 	args := []string{"-embedder", "ollama", "-db", db, "-min-score", "0.17"}
 
@@ -117,12 +107,12 @@ func TestRestartEmbedsOnlyWhatChanged(t *testing.T) {
 
 	// Edits while the server is off: one of each kind.
 	v := func(path string) string { return filepath.Join(vaultDir, filepath.FromSlash(path)) }
-	write(t, v("Garden/Seed saving.md"), "# Seed saving\n\nDry the tomato seeds on a plate for a week.\n")
+	steptest.Write(t, v("Garden/Seed saving.md"), "# Seed saving\n\nDry the tomato seeds on a plate for a week.\n")
 	compost, err := os.ReadFile(v("Garden/Compost.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	write(t, v("Garden/Compost.md"), string(compost)+"\n## Winter\n\nCover the heap with cardboard when frost comes.\n")
+	steptest.Write(t, v("Garden/Compost.md"), string(compost)+"\n## Winter\n\nCover the heap with cardboard when frost comes.\n")
 	if err := os.Remove(v("Reading/Books 2026.md")); err != nil {
 		t.Fatal(err)
 	}
@@ -149,10 +139,10 @@ func TestRestartEmbedsOnlyWhatChanged(t *testing.T) {
 	if onDisk := len(notesIn(t, vaultDir)); st.Notes != onDisk {
 		t.Errorf("index_status counts %d notes, want the %d on disk", st.Notes, onDisk)
 	}
-	eventually(t, 5*time.Second, finds(t, url, "cultured cream crème fraîche", "Kitchen/Cultured cream.md"))
-	eventually(t, 5*time.Second, finds(t, url, "rain barrel overflow", "Archive/2026/Projects/Rain barrel.md"))
-	eventually(t, 5*time.Second, finds(t, url, "cover the heap with cardboard when frost comes", "Garden/Compost.md"))
-	eventually(t, 5*time.Second, findsNone(t, url, "books 2026 reading list", "Reading/Books 2026.md"))
+	steptest.Eventually(t, 5*time.Second, finds(t, url, "cultured cream crème fraîche", "Kitchen/Cultured cream.md"))
+	steptest.Eventually(t, 5*time.Second, finds(t, url, "rain barrel overflow", "Archive/2026/Projects/Rain barrel.md"))
+	steptest.Eventually(t, 5*time.Second, finds(t, url, "cover the heap with cardboard when frost comes", "Garden/Compost.md"))
+	steptest.Eventually(t, 5*time.Second, findsNone(t, url, "books 2026 reading list", "Reading/Books 2026.md"))
 	// The link graph follows the moves: the moved notes' links come from their new paths.
 	if in := backlinksOf(t, url, "Garden/Raised beds.md"); !slices.Contains(in, "Archive/2026/Projects/Rain barrel.md") ||
 		slices.Contains(in, "Projects/Rain barrel.md") {
@@ -188,7 +178,7 @@ func notesIn(t *testing.T, dir string) []string {
 // query vectors: a new embedder, model or dimension empties the index, says why, and fills it
 // again.
 func TestEmbedderChangeRebuilds(t *testing.T) {
-	vaultDir := copySampleVault(t)
+	vaultDir := steptest.CopyVault(t)
 	db := filepath.Join(t.TempDir(), "index.db")
 	start := func(ollama *ollamatest.Server, args ...string) statusJSON {
 		t.Helper()
@@ -244,7 +234,7 @@ func TestServesWhileCatchingUp(t *testing.T) {
 	t.Setenv("OLLAMA_HOST", ollama.URL)
 	vaultDir := t.TempDir()
 	for i := range 600 {
-		write(t, filepath.Join(vaultDir, "Notes", fmt.Sprintf("note %03d.md", i)), fmt.Sprintf("# Note %d\n\nsourdough number %d\n", i, i))
+		steptest.Write(t, filepath.Join(vaultDir, "Notes", fmt.Sprintf("note %03d.md", i)), fmt.Sprintf("# Note %d\n\nsourdough number %d\n", i, i))
 	}
 	ollama.SetLatency(100*time.Millisecond, 0)
 	url := startServing(t, vaultDir, "-embedder", "ollama", "-min-score", "0.17")
@@ -261,11 +251,11 @@ func TestServesWhileCatchingUp(t *testing.T) {
 		t.Errorf("index_status says ready while 600 notes wait to be embedded: %+v", st)
 	}
 	// A note saved during the catch-up waits in the watcher, and is indexed after it.
-	write(t, filepath.Join(vaultDir, "Late", "Saved meanwhile.md"), "# Saved meanwhile\n\nkohlrabi fritters\n")
+	steptest.Write(t, filepath.Join(vaultDir, "Late", "Saved meanwhile.md"), "# Saved meanwhile\n\nkohlrabi fritters\n")
 
 	ollama.SetLatency(0, 0)
 	waitReady(t, url)
-	eventually(t, 10*time.Second, finds(t, url, "kohlrabi fritters", "Late/Saved meanwhile.md"))
+	steptest.Eventually(t, 10*time.Second, finds(t, url, "kohlrabi fritters", "Late/Saved meanwhile.md"))
 	result, _ = searchFor(t, url, map[string]any{"query": "sourdough"})
 	if result.Incomplete != "" || len(result.Results) == 0 {
 		t.Errorf("search once ready: %+v", result)
@@ -290,7 +280,7 @@ func TestKillDuringCatchUp(t *testing.T) {
 	vaultDir := filepath.Join(dir, "vault")
 	const notes = 1000
 	for i := range notes {
-		write(t, filepath.Join(vaultDir, fmt.Sprintf("Folder %d", i%10), fmt.Sprintf("note %04d.md", i)),
+		steptest.Write(t, filepath.Join(vaultDir, fmt.Sprintf("Folder %d", i%10), fmt.Sprintf("note %04d.md", i)),
 			fmt.Sprintf("# Note %d\n\nword%d compost\n", i, i))
 	}
 	db := filepath.Join(dir, "index.db")
@@ -350,7 +340,7 @@ func TestKillDuringCatchUp(t *testing.T) {
 		t.Errorf("the restart embedded %d notes; %d were stored before the kill, so at most %d were left",
 			embedded, before.Notes, notes-before.Notes)
 	}
-	eventually(t, 5*time.Second, finds(t, url, "word999 compost", "Folder 9/note 0999.md"))
+	steptest.Eventually(t, 5*time.Second, finds(t, url, "word999 compost", "Folder 9/note 0999.md"))
 	second.Process.Signal(os.Interrupt)
 	second.Wait()
 
@@ -372,11 +362,11 @@ func TestKillDuringCatchUp(t *testing.T) {
 func TestSearchAgreesWithStatus(t *testing.T) {
 	vaultDir := t.TempDir()
 	for i := range 1500 {
-		write(t, filepath.Join(vaultDir, "Notes", fmt.Sprintf("note %04d.md", i)), fmt.Sprintf("# Note %d\n\nsourdough number %d\n", i, i))
+		steptest.Write(t, filepath.Join(vaultDir, "Notes", fmt.Sprintf("note %04d.md", i)), fmt.Sprintf("# Note %d\n\nsourdough number %d\n", i, i))
 	}
 	db := filepath.Join(t.TempDir(), "index.db")
 	url := startServing(t, vaultDir, "-embedder", "offline", "-db", db)
-	eventually(t, time.Minute, func() string {
+	steptest.Eventually(t, time.Minute, func() string {
 		if st := status(t, url); st.Notes == 0 {
 			return "no note was stored"
 		}
@@ -438,7 +428,7 @@ func TestRestartKeepsLinksExact(t *testing.T) {
 	}
 	onDisk := func(p string) string { return filepath.Join(vaultDir, filepath.FromSlash(p)) }
 	for range 15 {
-		write(t, onDisk(randomPath()), randomNote())
+		steptest.Write(t, onDisk(randomPath()), randomNote())
 	}
 
 	for round := range 4 {
@@ -452,7 +442,7 @@ func TestRestartKeepsLinksExact(t *testing.T) {
 			p := randomPath()
 			switch rng.IntN(4) {
 			case 0, 1:
-				write(t, onDisk(p), randomNote())
+				steptest.Write(t, onDisk(p), randomNote())
 			case 2:
 				os.Remove(onDisk(p))
 			case 3:

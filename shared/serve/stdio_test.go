@@ -1,0 +1,162 @@
+package serve
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// stdioSession runs serveStdio over mcp-go's StdioServer with one tool, slow, which answers
+// "finished" once release is closed, or "cancelled" when its context ends first. It returns
+// the pipe to the server's stdin, the server's answers line by line, and what serveStdio
+// returned.
+func stdioSession(t *testing.T, ctx context.Context, release <-chan struct{}, logs io.Writer, limit time.Duration) (stdin io.WriteCloser, answers <-chan string, arrived <-chan struct{}, done <-chan error) {
+	t.Helper()
+	s := server.NewMCPServer("test", "1", server.WithToolCapabilities(false))
+	called := make(chan struct{}, 1)
+	s.AddTool(mcp.NewTool("slow"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		called <- struct{}{}
+		select {
+		case <-release:
+			return mcp.NewToolResultText("finished"), nil
+		case <-ctx.Done():
+			return mcp.NewToolResultText("cancelled"), nil
+		}
+	})
+	in, toServer := io.Pipe()
+	fromServer, out := io.Pipe()
+	result := make(chan error, 1)
+	go func() {
+		result <- serveStdio(ctx, server.NewStdioServer(s).Listen, in, out, 1<<20, slog.New(slog.NewTextHandler(logs, nil)), limit)
+		out.Close()
+	}()
+	lines := make(chan string, 10)
+	go func() {
+		scanner := bufio.NewScanner(fromServer)
+		for scanner.Scan() {
+			lines <- scanner.Text()
+		}
+		close(lines)
+	}()
+	return toServer, lines, called, result
+}
+
+const callSlow = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","arguments":{}}}` + "\n"
+
+// TestStdioDrainsWhenStdinCloses: a client that closes stdin while its request runs still
+// gets the answer, and then the server stops.
+func TestStdioDrainsWhenStdinCloses(t *testing.T) {
+	release := make(chan struct{})
+	stdin, answers, arrived, done := stdioSession(t, t.Context(), release, io.Discard, time.Minute)
+	io.WriteString(stdin, callSlow)
+	receive(t, arrived, "call")
+	stdin.Close()
+	select {
+	case err := <-done:
+		t.Fatalf("serveStdio returned (%v) while a request was under way", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(release)
+	if got := receive(t, answers, "answer"); !strings.Contains(got, `"id":7`) || !strings.Contains(got, "finished") {
+		t.Errorf("the request under way got %s; want its answer", got)
+	}
+	if err := receive(t, done, "return from serveStdio"); err != nil {
+		t.Errorf("serveStdio = %v; want nil", err)
+	}
+}
+
+// TestStdioDrainsOnSignal: told to stop while stdin is still open, the server reads no more
+// and answers the request under way before it stops.
+func TestStdioDrainsOnSignal(t *testing.T) {
+	release := make(chan struct{})
+	ctx, stop := context.WithCancel(t.Context())
+	stdin, answers, arrived, done := stdioSession(t, ctx, release, io.Discard, time.Minute)
+	defer stdin.Close()
+	io.WriteString(stdin, callSlow)
+	receive(t, arrived, "call")
+	stop()
+	time.Sleep(50 * time.Millisecond)
+	close(release)
+	if got := receive(t, answers, "answer"); !strings.Contains(got, "finished") {
+		t.Errorf("the request under way got %s; want its answer", got)
+	}
+	if err := receive(t, done, "return from serveStdio"); err != nil {
+		t.Errorf("serveStdio = %v; want nil", err)
+	}
+}
+
+// TestStdioCancelsAfterTheLimit: a request that outlives the limit is cancelled, and the log
+// says so.
+func TestStdioCancelsAfterTheLimit(t *testing.T) {
+	var logs lockedBuffer
+	stdin, answers, arrived, done := stdioSession(t, t.Context(), make(chan struct{}), &logs, 200*time.Millisecond)
+	io.WriteString(stdin, callSlow)
+	receive(t, arrived, "call")
+	stdin.Close()
+	if got := receive(t, answers, "answer"); !strings.Contains(got, "cancelled") {
+		t.Errorf("the request that outlived the limit got %s; want the answer it gives when cancelled", got)
+	}
+	receive(t, done, "return from serveStdio")
+	if !strings.Contains(logs.String(), "cancelling them") {
+		t.Errorf("the log does not say requests were cancelled:\n%s", logs.String())
+	}
+}
+
+// TestStdioStopsAtOnceWhenIdle: with nothing under way, closing stdin stops the server at
+// once, without waiting for the limit.
+func TestStdioStopsAtOnceWhenIdle(t *testing.T) {
+	stdin, answers, _, done := stdioSession(t, t.Context(), nil, io.Discard, time.Minute)
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":"a","method":"ping"}`+"\n")
+	if got := receive(t, answers, "answer"); !strings.Contains(got, `"id":"a"`) {
+		t.Errorf("ping got %s", got)
+	}
+	stdin.Close()
+	if err := receive(t, done, "return from serveStdio"); err != nil {
+		t.Errorf("serveStdio = %v; want nil", err)
+	}
+}
+
+func TestIDKey(t *testing.T) {
+	for _, tc := range []struct{ request, answer string }{
+		{`7`, `7`}, {`7.0`, `7`}, {`"7"`, `"7"`}, {`12345678901234567890`, `12345678901234567168`},
+	} {
+		a, okA := idKey([]byte(tc.request))
+		b, okB := idKey([]byte(tc.answer))
+		if !okA || !okB || a != b {
+			t.Errorf("id %s and %s: keys %q and %q; want the same", tc.request, tc.answer, a, b)
+		}
+	}
+	if a, _ := idKey([]byte(`7`)); a == func() string { k, _ := idKey([]byte(`"7"`)); return k }() {
+		t.Error(`the ids 7 and "7" share a key`)
+	}
+	if _, ok := idKey([]byte(`null`)); ok {
+		t.Error("a null id has a key")
+	}
+}
+
+// TestLinesAreBounded: a line over the bound ends the input with an error that says why; the
+// bound is per line, not per stream.
+func TestLinesAreBounded(t *testing.T) {
+	read := func(input string, max int) error {
+		in := &drainingInput{src: strings.NewReader(input), maxLine: max, waiting: &unanswered{ids: map[string]int{}},
+			logger: slog.New(slog.DiscardHandler), limit: time.Second}
+		_, err := io.ReadAll(in)
+		return err
+	}
+	if err := read("short\nlines\nonly\n", 5); err != nil {
+		t.Errorf("lines within the bound: %v", err)
+	}
+	if err := read("short\n"+strings.Repeat("x", 6)+"\n", 5); err == nil || !strings.Contains(err.Error(), "longer than 5 bytes") {
+		t.Errorf("a line over the bound: %v; want an error saying so", err)
+	}
+	if err := read(strings.Repeat("12345\n", 10_000), 5); err != nil {
+		t.Errorf("many short lines: %v", err)
+	}
+}
