@@ -44,7 +44,7 @@ type Hit struct {
 	Heading string
 	Line    int
 	Text    string
-	Score   float64 // cosine similarity with the query: 1 for the same direction, 0 for unrelated
+	Score   float64 // Search: the cosine similarity with the query, from -1 to 1 (1: the same direction); KeywordNotes: the share of the query's weight the section holds
 }
 
 // Search returns the k sections nearest to the query vector, nearest first; fewer only if the
@@ -180,8 +180,9 @@ const (
 			)`
 )
 
-// allowedSections returns the ids of the sections that pass the filters in opts, or nil, which
-// allows all, when opts sets none.
+// allowedSections returns the ids of the sections that pass the filters in opts. Without a
+// filter it returns nil, which the first pass reads as "every section passes"; a filter that no
+// section passes gives an empty map, which lets none through.
 func (s *Store) allowedSections(ctx context.Context, opts Options) (map[int64]bool, error) {
 	opts.Folder = strings.Trim(opts.Folder, "/")
 	opts.Tag = normalizeTag(opts.Tag)

@@ -325,6 +325,28 @@ func TestTagFilter(t *testing.T) {
 	}
 }
 
+// allowedSections tells no filter (nil: the first pass lets every section through) from a
+// filter that no section passes (an empty map: it lets none through).
+func TestAllowedSections(t *testing.T) {
+	s := newIndex(t)
+	put(t, s, Note{Path: "Garden/a.md", Tags: []string{"garden"}}, []float32{1, 0, 0, 0}, []float32{0, 1, 0, 0})
+	for _, tc := range []struct {
+		opts     Options
+		sections int // how many sections pass; -1: every one (nil)
+	}{
+		{Options{K: 1}, -1},
+		{Options{K: 1, Folder: "Garden"}, 2},
+		{Options{K: 1, Tag: "garden"}, 2},
+		{Options{K: 1, Folder: "Nowhere"}, 0},
+		{Options{K: 1, Folder: "Garden", Tag: "work"}, 0},
+	} {
+		got, err := s.allowedSections(t.Context(), tc.opts)
+		if err != nil || (got == nil) != (tc.sections < 0) || (got != nil && len(got) != tc.sections) {
+			t.Errorf("%+v: %v (nil: %v), %v; want %d sections (-1: nil, every one)", tc.opts, got, got == nil, err, tc.sections)
+		}
+	}
+}
+
 // A filter inside the KNN query returns the k nearest notes that pass it, even when every one
 // of them is farther than k notes that do not. A filter applied after the top-k cut would
 // return nothing here.
