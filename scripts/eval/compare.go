@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -12,29 +15,33 @@ import (
 // runFile is what -json writes: every query's results and scores, so that a later run can be
 // compared with it query by query (-compare).
 type runFile struct {
-	Step    string   `json:"step"`
-	Date    string   `json:"date"` // RFC 3339
+	Step string `json:"step"`
+	Date string `json:"date"` // RFC 3339
+	// About says what was measured, for a run kept in the repository (see before.go); -json
+	// leaves it out.
+	About   string   `json:"about,omitempty"`
 	Records []record `json:"records"`
 }
 
 // record is one query asked of one embedder and leg.
 type record struct {
-	Set      string   `json:"set"` // the set's file name
-	Vault    string   `json:"vault"`
-	Query    string   `json:"query"`
-	Category string   `json:"category"`
-	HeldOut  bool     `json:"heldOut"`
-	Embedder string   `json:"embedder"`
-	Leg      string   `json:"leg"`
-	Results  []string `json:"results"` // paths, best first
-	Grades   []int    `json:"grades"`  // each result's grade: 2, 1, or 0 for not an answer
-	NDCG5    float64  `json:"ndcg5"`
-	NDCG10   float64  `json:"ndcg10"`
-	RR       float64  `json:"rr"`
-	Hit1     bool     `json:"hit1"`
-	Recall10 float64  `json:"recall10"`
-	Empty    bool     `json:"empty"`
-	HubTop   bool     `json:"hubTop"`
+	Set      string    `json:"set"` // the set's file name
+	Vault    string    `json:"vault"`
+	Query    string    `json:"query"`
+	Category string    `json:"category"`
+	HeldOut  bool      `json:"heldOut"`
+	Embedder string    `json:"embedder"`
+	Leg      string    `json:"leg"`
+	Results  []string  `json:"results"`          // paths, best first
+	Grades   []int     `json:"grades"`           // each result's grade: 2, 1, or 0 for not an answer
+	Scores   []float64 `json:"scores,omitempty"` // each result's score, from step 6 on
+	NDCG5    float64   `json:"ndcg5"`
+	NDCG10   float64   `json:"ndcg10"`
+	RR       float64   `json:"rr"`
+	Hit1     bool      `json:"hit1"`
+	Recall10 float64   `json:"recall10"`
+	Empty    bool      `json:"empty"`
+	HubTop   bool      `json:"hubTop"`
 }
 
 func (r record) key() string {
@@ -53,13 +60,14 @@ func (r *report) Records() runFile {
 						continue
 					}
 					paths, _ := r.Results.get(e.Name, l.Name, si, qi)
+					scores := r.Results.scores[resultKey{e.Name, l.Name, si, qi}]
 					grades := make([]int, len(paths))
 					for i, p := range paths {
 						grades[i] = q.Answers[p]
 					}
 					out.Records = append(out.Records, record{
 						Set: set.Name(), Vault: q.Vault, Query: q.Query, Category: q.Category, HeldOut: q.HeldOut(),
-						Embedder: e.Name, Leg: l.Name, Results: append([]string{}, paths...), Grades: grades,
+						Embedder: e.Name, Leg: l.Name, Results: append([]string{}, paths...), Grades: grades, Scores: scores,
 						NDCG5: j.NDCG5, NDCG10: j.NDCG10, RR: j.RR, Hit1: j.Hit1 == 1, Recall10: j.Recall10,
 						Empty: j.Empty == 1, HubTop: j.HubTop,
 					})
@@ -78,10 +86,21 @@ func writeRunFile(file string, run runFile) error {
 	return os.WriteFile(file, append(data, '\n'), 0o644)
 }
 
+// readRunFile reads a file written by -json, gzip-compressed if its name ends in .gz, as the
+// run kept in the repository is.
 func readRunFile(file string) (*runFile, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
+	}
+	if strings.HasSuffix(file, ".gz") {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		if data, err = io.ReadAll(zr); err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
 	}
 	var run runFile
 	if err := json.Unmarshal(data, &run); err != nil {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"math"
 	"os"
 	"path/filepath"
@@ -512,6 +514,65 @@ func TestCompare(t *testing.T) {
 	}
 }
 
+// TestBefore checks the kept run's tables beside a set's own: computed from its records, over
+// the vaults that ran only, dated, and said in the section; read from a gzip file as from a
+// plain one. It also checks the count of full matches, from the keyword leg's scores.
+func TestBefore(t *testing.T) {
+	kept := testReport().Records()
+	kept.Date, kept.About = "2026-12-03T08:30:21Z", "the ranking of the day before."
+	// A vault that did not run in this run is left out of the kept run's tables too.
+	kept.Records = append(kept.Records, record{Set: "first.json", Vault: "elsewhere", Query: "q", Category: "keyword",
+		Embedder: "offline", Leg: "keyword", Results: []string{"x.md"}, Grades: []int{2}, NDCG5: 1, RR: 1, Hit1: true})
+	dir := t.TempDir()
+	plain, zipped := filepath.Join(dir, "kept.json"), filepath.Join(dir, "kept.json.gz")
+	if err := writeRunFile(plain, kept); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(plain)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(data)
+	zw.Close()
+	os.WriteFile(zipped, gz.Bytes(), 0o644)
+	read, err := readRunFile(zipped)
+	if err != nil || read.About != kept.About || len(read.Records) != len(kept.Records) {
+		t.Fatalf("readRunFile(%s): %+v, %v", zipped, read, err)
+	}
+
+	r := testReport()
+	r.Before, r.BeforeFile = read, "testdata/kept.json.gz"
+	r.Results.add("offline", "keyword", 0, 0, []string{"a.md"}, 1) // "tuned": every word in a.md, the answer
+	md := r.Markdown()
+	for _, want := range []string{
+		"Before the ranking changes of 2026-12-03, tuning part, 1 answerable queries and 1 that nothing answers:\n\n| embedder | leg |",
+		"Before the ranking changes of 2026-12-03, held-out part, 1 answerable queries and 0 that nothing answers:",
+		"Full matches, tuning part: for 1 of the 1 answerable queries, the keyword leg's first note holds every word of the query (score 1); it is relevant for 1 of them (1.00), and the vector leg's first note for 0 with offline (0.00).",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the Markdown report lacks\n%s\nreport:\n%s", want, md)
+		}
+	}
+	// The same results as this run's: each row twice, now and before.
+	if n := strings.Count(md, "| offline | keyword | 1.000 | 1.00 | 1.000 | 1.00 | 0.00 | 0.00 |"); n != 2 {
+		t.Errorf("the keyword row of first.json's tuning part appears %d times, want 2 (the vault elsewhere must not count):\n%s", n, md)
+	}
+	if strings.Contains(md, "Full matches, held-out part: for 1") {
+		t.Errorf("a held-out query without scores counted as a full match:\n%s", md)
+	}
+	if text := r.Text(); !strings.Contains(text, "Before the ranking changes of 2026-12-03, tuning part, 1 answerable queries and 1 that nothing answers (testdata/kept.json.gz)") {
+		t.Errorf("the text report lacks the kept run:\n%s", text)
+	}
+	r.Date = "2026-12-04"
+	if section := r.Section(); !strings.Contains(section, "are the same queries as search answered them then: the ranking of the day before.") ||
+		!strings.Contains(section, "go run ./scripts/eval -compare testdata/kept.json.gz") {
+		t.Errorf("the section does not say what the kept run measured:\n%s", section)
+	}
+	r.Before = nil
+	if md := r.Markdown(); strings.Contains(md, "Before the ranking changes") {
+		t.Errorf("a kept run is shown without one:\n%s", md)
+	}
+}
+
 // listed matches the head of a list of queries that got better or worse, in a comparison.
 var listed = regexp.MustCompile(`(better|worse) \(\d+\):`)
 
@@ -593,16 +654,7 @@ func TestRun(t *testing.T) {
 // nothing. Without node or the model's packages it skips, naming the command that installs
 // them; in CI, which installs them, it fails instead.
 func TestRunUseLite(t *testing.T) {
-	root, err := transcript.Root()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := usestandin.Installed(root); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%v (CI must run this check)", err)
-		}
-		t.Skipf("%v; skipping this check", err)
-	}
+	needUseLite(t)
 	dir := t.TempDir()
 	tiny, err := filepath.Abs(filepath.Join("testdata", "tiny-set.json"))
 	if err != nil {
@@ -637,4 +689,22 @@ func TestRunUseLite(t *testing.T) {
 			t.Errorf("the section lacks %q:\n%s", want, written)
 		}
 	}
+}
+
+// needUseLite returns the repository's root, and skips the test when node or USE-lite's
+// packages are missing, naming the command that installs them; in CI, which installs them, it
+// fails instead.
+func needUseLite(t *testing.T) (root string) {
+	t.Helper()
+	root, err := transcript.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := usestandin.Installed(root); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%v (CI must run this check)", err)
+		}
+		t.Skipf("%v; skipping this check", err)
+	}
+	return root
 }

@@ -9,6 +9,10 @@
 //	go run ./scripts/eval -json before.json          # keep every query's results ...
 //	go run ./scripts/eval -compare before.json       # ... and, after a change, see which moved
 //
+// Beside each set's tables it shows those of a run kept from before a change (-before): by
+// default the ranking before the changes of 2026-12-03, in testdata/before-ranking.json.gz,
+// which -compare also reads, to list the tuning queries those changes moved.
+//
 // It measures what a user gets: it builds a step (the last one unless -step says another),
 // starts it over a copy of each vault as a user would, waits until the index holds the whole
 // vault, and asks search_vault over MCP with the official Go SDK's client. Whatever changes
@@ -114,6 +118,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	verbose := flags.Bool("v", false, "list each query of the tuning parts with what search returned (never the held-out parts), and the hub notes")
 	jsonFile := flags.String("json", "", "write every query's results and scores to this `file`, for -compare")
 	compareFile := flags.String("compare", "", "compare each query's results with those of a `file` written by -json, and list what got better or worse")
+	beforeFlag := flags.String("before", defaultBefore, "show the summary of a run kept from before a change, a `file` written by -json (.gz too), beside each set's; \"off\" for none")
 	if err := flags.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -144,6 +149,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var before *runFile
 	if *compareFile != "" {
 		if before, err = readRunFile(*compareFile); err != nil {
+			return err
+		}
+	}
+	var kept *runFile
+	keptFile := *beforeFlag
+	if keptFile != "off" && keptFile != "" {
+		path := keptFile
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(root, path)
+		}
+		switch kept, err = readRunFile(path); {
+		case errors.Is(err, os.ErrNotExist):
+			fmt.Fprintf(stderr, "eval: no run to show beside this one: there is no file %s\n", path)
+		case err != nil:
 			return err
 		}
 	}
@@ -296,7 +315,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	rep := report{Step: step.Name, Embedders: chosen, Legs: legs, Suite: suite, Results: m.results, Vaults: vaults, Shapes: shapes, ModelEmbedded: -1}
+	rep := report{Step: step.Name, Embedders: chosen, Legs: legs, Suite: suite, Results: m.results, Vaults: vaults, Shapes: shapes, ModelEmbedded: -1,
+		Before: kept, BeforeFile: keptFile}
 	if standin != nil {
 		standin.Stop()
 		if embedded, cached, ok := standin.Counts(); ok {
@@ -489,7 +509,7 @@ func (m *measurer) measure(ctx context.Context, name, dir, db string, e embedder
 			if q.Vault != name {
 				continue
 			}
-			paths, err := s.Search(ctx, q.Query)
+			paths, scores, err := s.Search(ctx, q.Query)
 			if err != nil {
 				// Scored as no results, and said: a query the server refuses is a finding.
 				what := fmt.Sprintf("%q", q.Query)
@@ -498,7 +518,7 @@ func (m *measurer) measure(ctx context.Context, name, dir, db string, e embedder
 				}
 				fmt.Fprintf(m.log, "eval: %s in %s: search_vault failed: %v\n", what, name, err)
 			}
-			m.results.add(e.Name, l.Name, si, qi, paths)
+			m.results.add(e.Name, l.Name, si, qi, paths, scores...)
 			n++
 		}
 	}

@@ -10,9 +10,11 @@ import (
 	"time"
 )
 
-// results holds what search returned for each query, by embedder and leg.
+// results holds what search returned for each query, by embedder and leg: the paths, and
+// their scores when the step gives them.
 type results struct {
-	paths map[resultKey][]string
+	paths  map[resultKey][]string
+	scores map[resultKey][]float64
 }
 
 type resultKey struct {
@@ -20,15 +22,41 @@ type resultKey struct {
 	set, query    int // indexes in suite.Sets and in that set's Queries
 }
 
-func newResults() *results { return &results{paths: map[resultKey][]string{}} }
+func newResults() *results {
+	return &results{paths: map[resultKey][]string{}, scores: map[resultKey][]float64{}}
+}
 
-func (r *results) add(embedder, leg string, set, query int, paths []string) {
-	r.paths[resultKey{embedder, leg, set, query}] = paths
+// add keeps what a query returned: its paths, best first, and each one's score, if any.
+func (r *results) add(embedder, leg string, set, query int, paths []string, scores ...float64) {
+	k := resultKey{embedder, leg, set, query}
+	r.paths[k] = paths
+	if len(scores) > 0 {
+		r.scores[k] = scores
+	}
 }
 
 func (r *results) get(embedder, leg string, set, query int) ([]string, bool) {
 	paths, ok := r.paths[resultKey{embedder, leg, set, query}]
 	return paths, ok
+}
+
+// ran reports whether any query was asked of embedder and leg.
+func (r *results) ran(embedder, leg string) bool {
+	for k := range r.paths {
+		if k.embedder == embedder && k.leg == leg {
+			return true
+		}
+	}
+	return false
+}
+
+// firstScore is the score of the first result of a query, and whether there is one.
+func (r *results) firstScore(embedder, leg string, set, query int) (float64, bool) {
+	scores := r.scores[resultKey{embedder, leg, set, query}]
+	if len(scores) == 0 {
+		return 0, false
+	}
+	return scores[0], true
 }
 
 // count is how many queries were asked of each embedder and leg.
@@ -54,6 +82,10 @@ type report struct {
 	// ModelEmbedded is how many texts USE-lite embedded in this run, the rest coming from its
 	// cache; -1 when it did not run.
 	ModelEmbedded int
+	// Before is a run kept from before a change (see before.go), whose summary each set shows
+	// beside its own; nil for none. BeforeFile is where it was read, for the text.
+	Before     *runFile
+	BeforeFile string
 }
 
 // part is one half of a set: the queries search may be tuned on, or those kept aside.
@@ -200,8 +232,29 @@ func (r *report) figures(si int, e embedder, p part) table {
 	return table{Title: fmt.Sprintf("%s, %s, %s (%d queries)", r.Suite.Sets[si].Name(), e.About, p.Name, total), Rows: rows}
 }
 
+// writeSummaryText writes a summary's rows as an aligned table for a terminal.
+func writeSummaryText(b *strings.Builder, rows []summaryRow, none int) {
+	w := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(w, "%-8s\t%-7s\t%s\t\n", "embedder", "leg", strings.Join(summaryHeader, "\t"))
+	for _, row := range rows {
+		c := row.cells(none)
+		fmt.Fprintf(w, "%-8s\t%-7s\t%s\t\n", c[0], c[1], strings.Join(c[2:], "\t"))
+	}
+	w.Flush()
+}
+
+// writeSummaryMarkdown writes a summary's rows as a Markdown table, and the blank line after it.
+func writeSummaryMarkdown(b *strings.Builder, rows []summaryRow, none int) {
+	b.WriteString("| embedder | leg | " + strings.Join(summaryHeader, " | ") + " |\n")
+	b.WriteString("|---|---|" + strings.Repeat("---:|", len(summaryHeader)) + "\n")
+	for _, row := range rows {
+		b.WriteString("| " + strings.Join(row.cells(none), " | ") + " |\n")
+	}
+	b.WriteString("\n")
+}
+
 // useLiteNote goes beside every table with USE-lite's figures.
-const useLiteNote = "USE-lite (Universal Sentence Encoder lite, English, 512 dimensions, run by scripts/use-standin) is weaker than nomic-embed-text, the model the server is made for, and was not trained for retrieval; the server keeps the score floor it uses for every Ollama model. It is the check with real vectors, not the model users run."
+const useLiteNote = "USE-lite (Universal Sentence Encoder lite, English, 512 dimensions, run by scripts/use-standin) is weaker than nomic-embed-text, the model the server is made for, and was not trained for retrieval; the server measures its score floor on the index, as for any model. It is the check with real vectors, not the model users run."
 
 func (r *report) has(name string) bool {
 	return slices.ContainsFunc(r.Embedders, func(e embedder) bool { return e.Name == name })
@@ -220,13 +273,18 @@ func (r *report) Text() string {
 				continue
 			}
 			fmt.Fprintf(&b, "\n%s\n", r.summaryTitle(p, answered, none))
-			w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintf(w, "%-8s\t%-7s\t%s\t\n", "embedder", "leg", strings.Join(summaryHeader, "\t"))
-			for _, row := range rows {
-				c := row.cells(none)
-				fmt.Fprintf(w, "%-8s\t%-7s\t%s\t\n", c[0], c[1], strings.Join(c[2:], "\t"))
+			writeSummaryText(&b, rows, none)
+			if fm, ok := r.fullMatches(si, p); ok {
+				fmt.Fprintf(&b, "%s\n", r.fullMatchSentence(fm, p))
 			}
-			w.Flush()
+		}
+		if r.Before != nil {
+			for _, p := range parts {
+				if rows, answered, none := r.beforeSummary(set.Name(), p); len(rows) > 0 {
+					fmt.Fprintf(&b, "\n%s (%s)\n", r.beforeTitle(p, answered, none), r.BeforeFile)
+					writeSummaryText(&b, rows, none)
+				}
+			}
 		}
 		if r.has("use-lite") {
 			fmt.Fprintf(&b, "\n%s\n", useLiteNote)
@@ -281,12 +339,18 @@ func (r *report) Markdown() string {
 				continue
 			}
 			fmt.Fprintf(&b, "%s:\n\n", r.summaryTitle(p, answered, none))
-			b.WriteString("| embedder | leg | " + strings.Join(summaryHeader, " | ") + " |\n")
-			b.WriteString("|---|---|" + strings.Repeat("---:|", len(summaryHeader)) + "\n")
-			for _, row := range rows {
-				b.WriteString("| " + strings.Join(row.cells(none), " | ") + " |\n")
+			writeSummaryMarkdown(&b, rows, none)
+			if fm, ok := r.fullMatches(si, p); ok {
+				fmt.Fprintf(&b, "%s\n\n", r.fullMatchSentence(fm, p))
 			}
-			b.WriteString("\n")
+		}
+		if r.Before != nil {
+			for _, p := range parts {
+				if rows, answered, none := r.beforeSummary(set.Name(), p); len(rows) > 0 {
+					fmt.Fprintf(&b, "%s:\n\n", r.beforeTitle(p, answered, none))
+					writeSummaryMarkdown(&b, rows, none)
+				}
+			}
 		}
 		if r.has("use-lite") {
 			fmt.Fprintf(&b, "%s\n\n", useLiteNote)
@@ -351,7 +415,12 @@ func (r *report) Section() string {
 	b.WriteString("- nDCG@5, nDCG@10: the graded answers among the first 5 or 10 results, weighed by rank, against the best possible order (1 is perfect). MRR: the mean of 1/rank of the first relevant note. Hit@1: the share of queries whose first result is relevant. R@10: the share of the relevant notes found in the first 10. A query the vault answers only in part (every answer graded 1) counts in nDCG alone: the other figures count relevant notes, and it has none.\n")
 	b.WriteString("- empty: the share of queries answered with an empty list. Right for the queries nothing in the vault answers (the \"none\" row, and \"empty on none\"), wrong for every other.\n")
 	fmt.Fprintf(&b, "- hub@1: the share of answerable queries whose first result is a hub note not graded relevant: %s, counted from the note's links as the index parses them, never from its name.\n", hubRule)
-	b.WriteString("- Legs (the server's `-rank`): `keyword` is the FTS5 index alone (BM25 with field weights, and a share of the query's weight each note must hold); `vector` the vectors alone (sqlite-vec, a score floor); `hybrid`, what users get, fuses the two rankings. Each returns the best section of each note.\n")
+	b.WriteString("- Legs (the server's `-rank`): `keyword` is the FTS5 index alone (BM25 with field weights, English words cut to their Snowball stems, and a share of the query's weight each note must hold); `vector` the vectors alone (sqlite-vec, and a score floor measured on the index with queries of nonsense); `hybrid`, what users get, fuses the two rankings by reciprocal rank fusion (k = 60), the keyword leg's first note first when it holds every word of the query. Each returns the best section of each note.\n")
+	b.WriteString("- Full matches: how often the keyword leg's first note holds every word of the query, and how often that note, or the vector leg's first note for the same queries, is relevant: the measurement behind the rule that keeps such a note first.\n")
+	if r.Before != nil {
+		fmt.Fprintf(&b, "- Before: the tables headed \"Before the ranking changes of %s\" are the same queries as search answered them then: %s Every query's results are kept in `%s`; `go run ./scripts/eval -compare %s` lists the tuning queries that moved since.\n",
+			r.beforeDate(), r.Before.About, r.BeforeFile, r.BeforeFile)
+	}
 	b.WriteString("- Embedders: `offline` is the server's own lexical embedder (hashed words, no model). `use-lite` is a real sentence encoder, Universal Sentence Encoder lite, served by an Ollama stand-in (scripts/use-standin) and reached through the real Ollama client with `-embedder ollama -model use-lite`.\n\n")
 	fmt.Fprintf(&b, "Measured on %s, %s with %d cores; the whole run took %v", r.Date, runtime.GOOS+"/"+runtime.GOARCH, runtime.NumCPU(), r.Took)
 	if r.ModelEmbedded >= 0 {

@@ -138,38 +138,46 @@ func (s *server) waitReady(ctx context.Context, w indexWatch) error {
 	}
 }
 
-// Search asks search_vault for the Depth best notes and returns their paths, best first.
-func (s *server) Search(ctx context.Context, query string) ([]string, error) {
+// Search asks search_vault for the Depth best notes and returns their paths and scores, best
+// first. Steps before 6 give no scores: scores is then nil.
+func (s *server) Search(ctx context.Context, query string) (paths []string, scores []float64, err error) {
 	res, err := s.session.CallTool(ctx, &mcp.CallToolParams{
 		Name:      "search_vault",
 		Arguments: map[string]any{"query": query, "limit": Depth},
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if res.IsError {
-		return nil, errors.New(text(res))
+		return nil, nil, errors.New(text(res))
 	}
 	// From step 6 the results are structured; before, the text is the same JSON.
 	raw := []byte(text(res))
 	if res.StructuredContent != nil {
 		if raw, err = json.Marshal(res.StructuredContent); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	var out struct {
 		Results []struct {
-			Path string `json:"path"`
+			Path  string   `json:"path"`
+			Score *float64 `json:"score"`
 		} `json:"results"`
 	}
 	if err := json.Unmarshal(raw, &out); err != nil {
-		return nil, fmt.Errorf("cannot read the results %.200q: %w", raw, err)
+		return nil, nil, fmt.Errorf("cannot read the results %.200q: %w", raw, err)
 	}
-	paths := make([]string, len(out.Results))
+	paths = make([]string, len(out.Results))
 	for i, r := range out.Results {
 		paths[i] = r.Path
+		if r.Score != nil {
+			scores = append(scores, *r.Score)
+		}
 	}
-	return paths, nil
+	if len(scores) != len(paths) {
+		scores = nil
+	}
+	return paths, scores, nil
 }
 
 // Close disconnects and stops the server as Ctrl-C would.
