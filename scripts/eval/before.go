@@ -15,15 +15,22 @@ import (
 // defaultBefore is the run shown beside this one, relative to the repository root.
 const defaultBefore = "scripts/eval/testdata/before-ranking.json.gz"
 
-// beforeSummary is summary for the kept run: the rows of the set called name over part p, from
-// the records of the vaults that ran in this run, so that both tables count the same queries.
-// It returns no rows when the kept run did not measure that set.
-func (r *report) beforeSummary(name string, p part) (rows []summaryRow, answered, none int) {
+// beforeSummary is summary for the kept run: the rows of set si over part p, from the records
+// of the queries the set still holds, over the vaults that ran in this run, so that both tables
+// count the same queries. It returns no rows when the kept run did not measure that set.
+func (r *report) beforeSummary(si int, p part) (rows []summaryRow, answered, none int) {
+	set := r.Suite.Sets[si]
+	asked := map[[2]string]bool{}
+	for _, q := range set.Queries {
+		if slices.Contains(r.Vaults, q.Vault) {
+			asked[[2]string{q.Vault, q.Query}] = true
+		}
+	}
 	type group struct{ embedder, leg string }
 	var order []group
 	byGroup := map[group][]record{}
 	for _, rec := range r.Before.Records {
-		if rec.Set != name || rec.HeldOut != p.HeldOut || !slices.Contains(r.Vaults, rec.Vault) {
+		if rec.Set != set.Name() || rec.HeldOut != p.HeldOut || !asked[[2]string{rec.Vault, rec.Query}] {
 			continue
 		}
 		g := group{rec.Embedder, rec.Leg}

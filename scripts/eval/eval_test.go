@@ -520,9 +520,12 @@ func TestCompare(t *testing.T) {
 func TestBefore(t *testing.T) {
 	kept := testReport().Records()
 	kept.Date, kept.About = "2026-12-03T08:30:21Z", "the ranking of the day before."
-	// A vault that did not run in this run is left out of the kept run's tables too.
-	kept.Records = append(kept.Records, record{Set: "first.json", Vault: "elsewhere", Query: "q", Category: "keyword",
-		Embedder: "offline", Leg: "keyword", Results: []string{"x.md"}, Grades: []int{2}, NDCG5: 1, RR: 1, Hit1: true})
+	// A query the set no longer holds is left out of the kept run's tables, and so is a vault
+	// that did not run this time.
+	for _, vault := range []string{"v", "elsewhere"} {
+		kept.Records = append(kept.Records, record{Set: "first.json", Vault: vault, Query: "gone", Category: "keyword",
+			Embedder: "offline", Leg: "keyword", Results: []string{"x.md"}, Grades: []int{2}, NDCG5: 1, RR: 1, Hit1: true})
+	}
 	dir := t.TempDir()
 	plain, zipped := filepath.Join(dir, "kept.json"), filepath.Join(dir, "kept.json.gz")
 	if err := writeRunFile(plain, kept); err != nil {
@@ -554,7 +557,7 @@ func TestBefore(t *testing.T) {
 	}
 	// The same results as this run's: each row twice, now and before.
 	if n := strings.Count(md, "| offline | keyword | 1.000 | 1.00 | 1.000 | 1.00 | 0.00 | 0.00 |"); n != 2 {
-		t.Errorf("the keyword row of first.json's tuning part appears %d times, want 2 (the vault elsewhere must not count):\n%s", n, md)
+		t.Errorf("the keyword row of first.json's tuning part appears %d times, want 2 (the query gone must not count):\n%s", n, md)
 	}
 	if strings.Contains(md, "Full matches, held-out part: for 1") {
 		t.Errorf("a held-out query without scores counted as a full match:\n%s", md)

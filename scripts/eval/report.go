@@ -280,7 +280,7 @@ func (r *report) Text() string {
 		}
 		if r.Before != nil {
 			for _, p := range parts {
-				if rows, answered, none := r.beforeSummary(set.Name(), p); len(rows) > 0 {
+				if rows, answered, none := r.beforeSummary(si, p); len(rows) > 0 {
 					fmt.Fprintf(&b, "\n%s (%s)\n", r.beforeTitle(p, answered, none), r.BeforeFile)
 					writeSummaryText(&b, rows, none)
 				}
@@ -346,7 +346,7 @@ func (r *report) Markdown() string {
 		}
 		if r.Before != nil {
 			for _, p := range parts {
-				if rows, answered, none := r.beforeSummary(set.Name(), p); len(rows) > 0 {
+				if rows, answered, none := r.beforeSummary(si, p); len(rows) > 0 {
 					fmt.Fprintf(&b, "%s:\n\n", r.beforeTitle(p, answered, none))
 					writeSummaryMarkdown(&b, rows, none)
 				}
