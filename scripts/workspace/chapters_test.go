@@ -21,6 +21,7 @@ var capabilities = []struct {
 	marker string
 }{
 	{"YAML frontmatter, read as YAML 1.2 reads it", 2, "vaultmcp/shared/frontmatter.emptyItems"},
+	{"member names JSON readers read two ways refused before mcp-go", 2, "vaultmcp/shared/jsonrpc.ambiguousNames"},
 	{"notes parsed into sections, links and tags", 3, "vaultmcp/shared/markdown.Parse"},
 	{"embeddings from Ollama", 4, "vaultmcp/shared/embed.(*Ollama).EmbedDocuments"},
 	{"the index in SQLite", 5, "vaultmcp/shared/store.Open"},

@@ -3,7 +3,9 @@
 //
 // mcp-go v1.2.1 is lenient where MCP is strict. It reads a batch as a parse error, takes a
 // request with a null id for a notification, and answers an initialize without a protocol
-// version as if it had asked for 2025-03-26. Strict reads each message before mcp-go does
+// version as if it had asked for 2025-03-26. Like every program that decodes with Go's
+// encoding/json, it also reads {"method":"tools/list","Method":"tools/call"} as a tools/call,
+// where a stricter reader sees a tools/list. Strict reads each message before mcp-go does
 // and answers those itself, the way the specification asks; what passes reaches mcp-go
 // byte for byte.
 package jsonrpc
@@ -32,13 +34,20 @@ const (
 const firstModernVersion = "2026-07-28"
 
 // Strict returns a handler that checks every POST body before next reads it, and answers
-// itself a body that is not one JSON-RPC message MCP allows. It reads at most maxBody bytes,
-// and answers a longer body with 413, as it does a message that nests deeper than MaxDepth or
-// holds more than MaxValues values. Everything else reaches next unchanged, with the same body.
+// itself a body that is not one JSON-RPC message MCP allows, or that JSON readers could
+// disagree on (see ambiguousNames). A POST that is not application/json is refused with 415
+// before its body is read: a web page can send any other body to another site without asking
+// first (see notJSON). Strict reads at most maxBody bytes, and answers a longer body with 413,
+// as it does a message that nests deeper than MaxDepth or holds more than MaxValues values.
+// Everything else reaches next unchanged, with the same body.
 func Strict(next http.Handler, maxBody int64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			next.ServeHTTP(w, r)
+			return
+		}
+		if problem := notJSON(r); problem != "" {
+			http.Error(w, problem, http.StatusUnsupportedMediaType)
 			return
 		}
 		// A body that says its length is read into a buffer of that size, not one that grows
@@ -65,6 +74,14 @@ func Strict(next http.Handler, maxBody int64) http.Handler {
 		// The shape is checked before anything decodes the body: see MaxValues.
 		if problem := tooLarge(body); problem != "" {
 			writeError(w, http.StatusRequestEntityTooLarge, idOf(body), codeInvalidRequest, problem)
+			return
+		}
+		if problem, idKnown := ambiguousNames(body); problem != "" {
+			var id json.RawMessage
+			if idKnown {
+				id = idOf(body)
+			}
+			writeError(w, http.StatusBadRequest, id, codeInvalidRequest, problem)
 			return
 		}
 		if status, id, code, problem := check(body, r.Header); problem != "" {

@@ -22,6 +22,7 @@ func serveStrict(t *testing.T, method, body string, header http.Header) (rec *ht
 		w.WriteHeader(http.StatusTeapot)
 	})
 	req := httptest.NewRequest(method, "/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json") // unless header says otherwise
 	for k, v := range header {
 		req.Header[k] = v
 	}
@@ -67,6 +68,17 @@ func TestStrictRefuses(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":"x","method":"initialize","params":{"protocolVersion":5}}`, nil, 200, `"x"`, -32602, "params.protocolVersion"},
 		{`{"jsonrpc":"2.0","id":1,"method":"initialize"}`, http.Header{"Mcp-Protocol-Version": {"2025-11-25"}}, 200, "1", -32602, "params.protocolVersion"},
 		{`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 100) + `"}}`, nil, 413, "", -32600, "larger than 100 bytes"},
+		// Names two JSON readers could read as two different messages (see ambiguousNames).
+		{`{"jsonrpc":"2.0","id":1,"method":"ping","Method":"x"}`, nil, 400, "1", -32600, "differ only in case"},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping","method":"x"}`, nil, 400, "1", -32600, "appears twice"},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping","\u006dethod":"x"}`, nil, 400, "1", -32600, "appears twice"},
+		{`{"jsonrpc":"2.0","id":1,"Method":"ping"}`, nil, 400, "1", -32600, `must be written "method"`},
+		{`{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":[{"k":1,"\u212A":2}]}}`, nil, 400, "1", -32600, "differ only in case"},
+		{`{"jsonrpc":"2.0","id":1,"method":"x","params":{"n":1e400,"a":1,"a":2}}`, nil, 400, "1", -32600, "appears twice"},
+		{`{"jsonrpc":"2.0","ID":1,"method":"ping"}`, nil, 400, "", -32600, `must be written "id"`},
+		{`{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}`, nil, 400, "", -32600, "appears twice"},
+		{`{"jsonrpc":"2.0","id":1,"Id":2,"method":"ping"}`, nil, 400, "", -32600, "differ only in case"},
+		{`{"jsonrpc":"2.0","Method":"x","id":1,"ID":2}`, nil, 400, "", -32600, `must be written "method"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.body, func(t *testing.T) {
@@ -117,6 +129,9 @@ func TestStrictPasses(t *testing.T) {
 		{"GET", ``, nil},
 		{"DELETE", ``, nil},
 		{"POST", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 40) + `"}}`, nil}, // 100 bytes exactly
+		{"POST", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, http.Header{"Content-Type": {"application/json; charset=utf-8"}}},
+		// The same name in two objects, and names that differ in more than case.
+		{"POST", `{"jsonrpc":"2.0","id":1,"method":"x","params":{"id":1,"a":{"A":{"a":0}},"ab":[{"a":0},{"a":0}]}}`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.body, func(t *testing.T) {
@@ -158,7 +173,9 @@ func TestStrictBoundsShape(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) })
 			rec := httptest.NewRecorder()
-			Strict(next, 4<<20).ServeHTTP(rec, httptest.NewRequest("POST", "/mcp", strings.NewReader(tt.body)))
+			req := httptest.NewRequest("POST", "/mcp", strings.NewReader(tt.body))
+			req.Header.Set("Content-Type", "application/json")
+			Strict(next, 4<<20).ServeHTTP(rec, req)
 			if !tt.refused {
 				if rec.Code != http.StatusTeapot {
 					t.Errorf("refused with %d: %s", rec.Code, rec.Body)
@@ -206,6 +223,17 @@ func TestShape(t *testing.T) {
 		}
 		if depth, values := shape([]byte(doc)); depth != deepest || values != want {
 			t.Errorf("shape(%s) = %d deep, %d values; want %d and %d", doc, depth, values, deepest, want)
+		}
+	}
+}
+
+// TestStrictTakesOnlyJSON: a POST whose body a web form could send, which a browser sends to
+// any site without asking first, is refused with 415 before its body is read.
+func TestStrictTakesOnlyJSON(t *testing.T) {
+	for _, contentType := range []string{"", "text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/json-seq"} {
+		rec, reached := serveStrict(t, http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, http.Header{"Content-Type": {contentType}})
+		if reached != nil || rec.Code != http.StatusUnsupportedMediaType || !strings.Contains(rec.Body.String(), "application/json") {
+			t.Errorf("Content-Type %q: %d %q, reached next: %v; want 415 naming application/json", contentType, rec.Code, rec.Body, reached != nil)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"mime"
 	"net/http"
 	"slices"
 	"strings"
@@ -21,6 +22,16 @@ func handleMCP(logger *slog.Logger) http.Handler {
 			http.Error(w, "this MCP endpoint accepts only POST", http.StatusMethodNotAllowed)
 			return
 		}
+		// A browser lets a page POST to another site without asking only a body an HTML form
+		// could send: text/plain, form fields, a file upload (a "simple" request). For any other
+		// Content-Type, application/json included, it first asks the server with an OPTIONS
+		// request (a CORS preflight), which this server refuses, and never sends the POST. So
+		// taking messages only as application/json keeps every page out, even one that
+		// onlyLocal's Origin check were to miss.
+		if mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mediaType != "application/json" {
+			http.Error(w, "send JSON-RPC messages with Content-Type: application/json (this request's is "+quote(r.Header.Get("Content-Type"))+")", http.StatusUnsupportedMediaType)
+			return
+		}
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			http.Error(w, "cannot read request body", http.StatusBadRequest)
@@ -31,7 +42,9 @@ func handleMCP(logger *slog.Logger) http.Handler {
 			writeJSON(w, http.StatusBadRequest, response{JSONRPC: "2.0", ID: msg.ID, Error: rpcErr})
 			return
 		}
-		// A notification (no id) expects no answer, and gets none: 202 and an empty body.
+		// A notification (no id) expects no answer, and gets none: 202 and an empty body. (One
+		// that is not a valid message got 400 above: the transport lets a server refuse a
+		// notification it cannot accept with an error status.)
 		if msg.ID == nil {
 			logger.Info("notification", "method", msg.Method)
 			w.WriteHeader(http.StatusAccepted)
@@ -59,15 +72,22 @@ func handleMCP(logger *slog.Logger) http.Handler {
 }
 
 // errorStatus is the HTTP status of an error answer. A 2025 client reads every answer from a
-// 200 response, as JSON-RPC over HTTP always did. 2026-07-28 makes the status repeat what the
-// error says, so that a proxy can tell without reading the body: an unknown method is 404, any
-// other bad request 400.
+// 200 response, as JSON-RPC over HTTP always did. 2026-07-28 makes the status carry what the
+// error says, so that a proxy can tell without reading the body. Its Streamable HTTP page
+// fixes two: 404 for an unknown method, and 400 for the MCP codes -32020 (header mismatch),
+// -32021 (missing client capability) and -32022 (unsupported version); the overview adds 400
+// for a request without the _meta it requires (-32602). For the rest the specification says
+// nothing, and the choice is ours: the client's other mistakes are 400 too, and a failure of
+// the server's own (-32603) is 500. A 4xx says the request must change before it can work; a
+// 5xx says the same request may work later, and monitoring counts it against the server.
 func errorStatus(current bool, code int) int {
 	switch {
 	case !current:
 		return http.StatusOK
 	case code == codeMethodNotFound:
 		return http.StatusNotFound
+	case code == codeInternalError:
+		return http.StatusInternalServerError
 	}
 	return http.StatusBadRequest
 }

@@ -13,7 +13,9 @@ import (
 //   - Host names the server the request was addressed to. A page on evil.example whose name
 //     now points at 127.0.0.1 (DNS rebinding) reaches this port, but still sends
 //     Host: evil.example. Only this machine's own names, with our port, may pass.
-//   - Origin names the page that sent the request. Browsers send it; native clients (Claude
+//   - Origin names the page that sent the request. Browsers send it with every POST, and
+//     with every request a script makes to another site under CORS; a plain GET or HEAD (a
+//     link, an image) may go without it, and does nothing here. Native clients (Claude
 //     Desktop, an editor, curl) send none, and pass. Only a page served by this server itself
 //     could be allowed, and there is none.
 //

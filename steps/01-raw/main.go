@@ -50,7 +50,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", onlyLocal(ln.Addr(), handleMCP(logger)))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// Each wait on a client has a limit, so one that stalls cannot hold a connection forever:
+	// for its headers, for its whole request, body included, and for its next request on a
+	// connection kept open between requests.
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: time.Minute}
 	logger.Info("listening", "url", "http://"+ln.Addr().String()+"/mcp")
 	return serve(ctx, srv, ln, logger)
 }

@@ -7,7 +7,9 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -15,6 +17,13 @@ import (
 // startServer runs the program as main would, on a free port, and returns its MCP endpoint.
 // The port comes from the environment, as make step passes it.
 func startServer(t *testing.T) string {
+	t.Helper()
+	url, _ := startLogged(t)
+	return url
+}
+
+// startLogged is startServer, and also returns the server's log so far, line by line.
+func startLogged(t *testing.T) (url string, log func() []string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	logs, logWriter := io.Pipe()
@@ -30,21 +39,31 @@ func startServer(t *testing.T) string {
 		}
 	})
 
+	var mu sync.Mutex
+	var lines []string
 	urls := make(chan string, 1)
 	go func() {
 		scanner := bufio.NewScanner(logs)
 		for scanner.Scan() {
+			mu.Lock()
+			lines = append(lines, scanner.Text())
+			mu.Unlock()
 			if m := regexp.MustCompile(`url=(\S+)`).FindStringSubmatch(scanner.Text()); m != nil {
 				urls <- m[1]
 			}
 		}
 	}()
+	log = func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(lines)
+	}
 	select {
 	case url := <-urls:
-		return url
+		return url, log
 	case <-time.After(5 * time.Second):
 		t.Fatal("the server did not log its url")
-		return ""
+		return "", nil
 	}
 }
 
@@ -192,6 +211,7 @@ func TestOnlyThisMachineMayCall(t *testing.T) {
 		{"a foreign Host alone", "evil.example:" + port, "", 403},
 	} {
 		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(ping))
+		req.Header.Set("Content-Type", "application/json")
 		if c.host != "" {
 			req.Host = c.host
 		}
@@ -239,5 +259,123 @@ func TestBadInputGetsAnErrorAndTheServerKeepsServing(t *testing.T) {
 	}
 	if _, msg := post(t, url, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); msg["result"] == nil {
 		t.Errorf("after bad input, ping answered %v", msg)
+	}
+}
+
+// ran reports the log lines of requests that were dispatched: a refused request logs none.
+func ran(lines []string) []string {
+	var dispatched []string
+	for _, line := range lines {
+		if strings.Contains(line, "msg=request") || strings.Contains(line, "msg=notification") {
+			dispatched = append(dispatched, line)
+		}
+	}
+	return dispatched
+}
+
+// TestOnlyJSONIsTaken: a body a web form could send, which a browser sends to any site without
+// asking first, is refused before it is read; a message sent as application/json, with or
+// without a charset, is served.
+func TestOnlyJSONIsTaken(t *testing.T) {
+	url, log := startLogged(t)
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"ran"}}}`
+	for _, contentType := range []string{"", "text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx", "text/json"} {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(call))
+		if contentType != "" {
+			req.Header.Set("Content-Type", contentType)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnsupportedMediaType || !strings.Contains(string(body), "application/json") {
+			t.Errorf("Content-Type %q: %d %q; want 415 naming application/json", contentType, resp.StatusCode, body)
+		}
+	}
+	if lines := ran(log()); len(lines) > 0 {
+		t.Errorf("a refused body was dispatched: %q", lines)
+	}
+	for _, contentType := range []string{"application/json", "application/json; charset=utf-8", "Application/JSON"} {
+		if resp, msg := post(t, url, call, "Content-Type", contentType); resp.StatusCode != http.StatusOK || msg["result"] == nil {
+			t.Errorf("Content-Type %q: %d %v; want the tool's result", contentType, resp.StatusCode, msg)
+		}
+	}
+}
+
+// TestAmbiguousNamesAreRefused: a message that two JSON readers could read as two different
+// messages is refused with -32600 before anything runs, and its id comes back only when the
+// id itself is certain. A message whose names are all distinct is served.
+func TestAmbiguousNamesAreRefused(t *testing.T) {
+	url, log := startLogged(t)
+	args := `"arguments":{"text":"ran"}`
+	for _, c := range []struct {
+		body string
+		id   any // nil: no id in the answer
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list","Method":"tools/call","params":{"name":"echo",` + args + `}}`, 1.0},
+		{`{"jsonrpc":"2.0","id":2,"Method":"tools/call","params":{"name":"echo",` + args + `}}`, 2.0},
+		{`{"jsonrpc":"2.0","id":3,"method":"tools/list","method":"tools/call","params":{"name":"echo",` + args + `}}`, 3.0},
+		{`{"jsonrpc":"2.0","id":4,"method":"tools/list","\u006dethod":"tools/call","params":{"name":"echo",` + args + `}}`, 4.0},
+		{`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"ping","Name":"echo",` + args + `}}`, 5.0},
+		{`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a","text":"ran"}}}`, 6.0},
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"list":[{"a":1,"A":2}],"text":"ran"}}}`, 7.0},
+		// The Kelvin sign folds to K, and the long s to S, as encoding/json matches them.
+		{`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo","arguments":{"text":"ran","s":"a","\u017F":"b"}}}`, 8.0},
+		{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","arguments":{"kind":"a","\u212Aind":"b","text":"ran"}}}`, 9.0},
+		// A number too large for a float64 does not end the search.
+		{`{"jsonrpc":"2.0","id":15,"method":"tools/call","params":{"name":"echo","arguments":{"big":1e400,"text":"a","text":"ran"}}}`, 15.0},
+		{`{"jsonrpc":"2.0","ID":10,"method":"tools/call","params":{"name":"echo",` + args + `}}`, nil},
+		{`{"jsonrpc":"2.0","id":11,"Id":12,"method":"tools/call","params":{"name":"echo",` + args + `}}`, nil},
+		{`{"jsonrpc":"2.0","id":13,"id":14,"method":"tools/call","params":{"name":"echo",` + args + `}}`, nil},
+		{`{"jsonrpc":"2.0","Method":"notifications/initialized"}`, nil},
+	} {
+		resp, msg := post(t, url, c.body)
+		if resp.StatusCode != http.StatusBadRequest || errorCode(msg) != codeInvalidRequest {
+			t.Errorf("%s: %d %v; want 400 and -32600", c.body, resp.StatusCode, msg)
+			continue
+		}
+		if id, hasID := msg["id"]; id != c.id || (c.id == nil && hasID) {
+			t.Errorf("%s: the answer's id is %v; want %v", c.body, msg["id"], c.id)
+		}
+	}
+	if lines := ran(log()); len(lines) > 0 {
+		t.Errorf("an ambiguous message was dispatched: %q", lines)
+	}
+	// The same name in two objects, names that differ in more than case, and a name that
+	// merely contains another are all unambiguous.
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"echo","arguments":{"text":"ran","texts":[{"text":1},{"text":2}],"name":"x"}}}`,
+		`{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"echo","arguments":{"text":"ran","nested":{"a":{"A":{"a":null}}}}}}`,
+	} {
+		if resp, msg := post(t, url, body); resp.StatusCode != http.StatusOK || msg["result"] == nil {
+			t.Errorf("%s: %d %v; want the tool's result", body, resp.StatusCode, msg)
+		}
+	}
+}
+
+// TestErrorStatus: 2026-07-28 fixes the status of some errors; a fault of the server is 5xx,
+// never 400; a 2025 client reads every error from a 200.
+func TestErrorStatus(t *testing.T) {
+	for _, c := range []struct {
+		current bool
+		code    int
+		want    int
+	}{
+		{true, codeMethodNotFound, 404},
+		{true, -32020, 400},
+		{true, -32021, 400},
+		{true, -32022, 400},
+		{true, codeInvalidParams, 400},
+		{true, codeInvalidRequest, 400},
+		{true, codeParseError, 400},
+		{true, codeInternalError, 500},
+		{false, codeMethodNotFound, 200},
+		{false, codeInternalError, 200},
+	} {
+		if got := errorStatus(c.current, c.code); got != c.want {
+			t.Errorf("errorStatus(%v, %d) = %d; want %d", c.current, c.code, got, c.want)
+		}
 	}
 }

@@ -186,5 +186,5 @@ func newHTTPServer(ln net.Listener, mcpServer *server.MCPServer, logger *slog.Lo
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", local)
-	return &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, nil
+	return &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: time.Minute}, nil
 }

@@ -189,6 +189,45 @@ func TestNothingLost(t *testing.T) {
 	}
 }
 
+// TestSmuggledCallsDoNotRun: a create_note that a browser could send without asking first
+// (text/plain, a form), or hidden behind member names that JSON readers read two ways, is
+// refused and creates nothing; the same call sent plainly creates its note.
+func TestSmuggledCallsDoNotRun(t *testing.T) {
+	vaultDir := t.TempDir()
+	steptest.Write(t, filepath.Join(vaultDir, "Home.md"), "# Home")
+	url := startServer(t, vaultDir, "-embedder", "offline")
+	create := `"name":"create_note","arguments":{"title":"Smuggled","content":"x"}`
+	plain := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + create + `}}`
+	for _, tc := range []struct {
+		name, contentType, body string
+		status                  int
+	}{
+		{"text/plain", "text/plain", plain, http.StatusUnsupportedMediaType},
+		{"a form", "application/x-www-form-urlencoded", plain, http.StatusUnsupportedMediaType},
+		{"no Content-Type", "", plain, http.StatusUnsupportedMediaType},
+		{"Method after method", "application/json", `{"jsonrpc":"2.0","id":1,"method":"tools/list","Method":"tools/call","params":{` + create + `}}`, http.StatusBadRequest},
+		{"Method alone", "application/json", `{"jsonrpc":"2.0","id":1,"Method":"tools/call","params":{` + create + `}}`, http.StatusBadRequest},
+		{"method twice", "application/json", `{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call","params":{` + create + `}}`, http.StatusBadRequest},
+		{"Name after name", "application/json", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_note","Name":"create_note","arguments":{"title":"Smuggled","content":"x"}}}`, http.StatusBadRequest},
+		{"title twice", "application/json", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_note","arguments":{"title":"Home","title":"Smuggled","content":"x"}}}`, http.StatusBadRequest},
+		{"Params after params", "application/json", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_note","arguments":{"path":"Home"}},"Params":{` + create + `}}`, http.StatusBadRequest},
+	} {
+		status, reply := rawCall(t, url, []byte(tc.body), map[string]string{"Content-Type": tc.contentType})
+		if status != tc.status {
+			t.Errorf("%s: %d %.200s; want %d", tc.name, status, reply, tc.status)
+		}
+		if tc.status == http.StatusBadRequest && !bytes.Contains(reply, []byte(`"code":-32600`)) {
+			t.Errorf("%s: %.200s; want -32600", tc.name, reply)
+		}
+		if _, err := os.Stat(filepath.Join(vaultDir, "Inbox", "Smuggled.md")); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("%s: the refused call created its note (%v)", tc.name, err)
+		}
+	}
+	if status, reply := rawCall(t, url, []byte(plain), nil); status != http.StatusOK || !bytes.Contains(reply, []byte("Created Inbox/Smuggled.md")) {
+		t.Fatalf("the same call sent plainly: %d %.200s; want the note created", status, reply)
+	}
+}
+
 // TestTheWall sends what a hostile web page or a careless client would, over real HTTP.
 func TestTheWall(t *testing.T) {
 	url := startServer(t, filepath.Join("..", "..", "sample-vault"), "-embedder", "offline")
