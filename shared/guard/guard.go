@@ -67,10 +67,13 @@ type Config struct {
 //  4. Concurrency (503): at most MaxInFlight requests go further at once.
 //
 // Host and Origin come first: they are cheap, and a hostile page learns nothing more, not
-// even which methods exist. The body comes before the slot, so a client that sends its body
-// a byte a second holds no slot while it does: it holds only the bytes it has sent, counted
-// against a budget of MaxInFlight × MaxBody shared by every body still arriving. So at most
-// twice that is ever held in bodies: that budget, and the bodies of the requests in flight.
+// even which methods exist, so its CORS preflight (OPTIONS) gets 403, not 405. The body comes
+// before the slot, so a client that sends its body a byte a second holds no slot while it
+// does: it holds only the bytes it has sent. Every body counts against one budget of
+// MaxInFlight × MaxBody bytes, from its first byte until its request has been answered, so
+// the bodies this handler holds, arriving or in flight, never take more than that together;
+// a body that would go past it is refused with 503. (What next copies of a body is next's to
+// bound.)
 //
 // Hostile fails when Addr is not a loopback address with a real port, or an origin in Origins
 // is not written as a browser would send it.
@@ -106,7 +109,7 @@ type limits struct {
 	next        http.Handler
 	maxBody     int64
 	bodyTimeout time.Duration
-	arriving    budget        // bytes of the bodies still arriving
+	arriving    budget        // bytes of the bodies held: arriving, or of a request not yet answered
 	slots       chan struct{} // a request holds one while it is served
 	log         *slog.Logger
 }
@@ -174,9 +177,9 @@ func (g *limits) refuseBody(w http.ResponseWriter, r *http.Request, err error) {
 // its reader would come out as that, not as 413. Reading it here, and handing next a copy,
 // keeps the answer ours; the copy costs at most maxBody.
 //
-// The memory for the body is taken from the arriving budget as the body grows, so a slow body
-// holds only about what it sent. The caller gives back cap(body) once done with it; after an
-// error, readBody has given back what it took.
+// The memory for the body is taken from the budget as the body grows, so a slow body holds
+// only about what it sent. The caller gives back cap(body) once its request is answered; after
+// an error, readBody has given back what it took.
 func (g *limits) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	// A body that announces its size is refused without reading it.
 	if r.ContentLength > g.maxBody {
@@ -213,11 +216,12 @@ func (g *limits) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 	}
 }
 
-// errNoBudget is readBody's answer when the bodies already arriving hold all the memory the
-// limits give them.
+// errNoBudget is readBody's answer when the bodies already held, arriving or in flight, take
+// all the memory the limits give them.
 var errNoBudget = errors.New("no room for another body")
 
-// A budget is a number of bytes, taken and given back by the requests whose bodies arrive.
+// A budget is a number of bytes, taken by the requests whose bodies arrive and given back once
+// they are answered.
 type budget struct {
 	mu   sync.Mutex
 	left int64

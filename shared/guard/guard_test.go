@@ -201,6 +201,7 @@ func hostAndOrigin(p string) []refusal {
 		{"empty origin", call{origin: []string{""}}, 403, "origin", ""},
 		{"two origins", call{origin: []string{"http://localhost:" + p, "http://evil.example"}}, 403, "origin", "2 Origin headers"},
 		{"GET from a foreign page is an Origin refusal", call{method: "GET", origin: []string{"http://evil.example"}}, 403, "origin", ""},
+		{"a foreign page's preflight is an Origin refusal", call{method: "OPTIONS", origin: []string{"http://evil.example"}}, 403, "origin", ""},
 	}
 }
 
@@ -555,31 +556,42 @@ func TestSlowBodiesHoldNoSlot(t *testing.T) {
 	}
 }
 
-// Bodies still arriving share a budget of MaxInFlight × MaxBody bytes: one that holds it all
-// leaves no room for another until it is done.
-func TestArrivingBodiesAreBounded(t *testing.T) {
-	var calls atomic.Int32
-	srv := serve(t, echo(&calls), Config{MaxBody: 1000, MaxInFlight: 1})
+// startBody opens a connection and sends the first 600 bytes of a body of 1,000, which the
+// server reads into a buffer of 1,001 bytes. The caller closes the connection.
+func startBody(t *testing.T, srv server) net.Conn {
+	t.Helper()
 	conn, err := net.Dial("tcp", "127.0.0.1:"+srv.port)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
 	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nContent-Length: 1000\r\n\r\n%s", srv.port, strings.Repeat(" ", 600))
+	return conn
+}
 
-	// Once the server has read those 600 bytes, the budget is spent.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+// waitUntilBusy sends small requests until one is refused as busy, which happens once the
+// server has read what the test sent before, and returns the refusal's message.
+func waitUntilBusy(t *testing.T, srv server) string {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		resp, body := (call{}).do(t, srv.url)
 		if resp.StatusCode == http.StatusServiceUnavailable {
-			checkRefusal(t, resp, body, http.StatusServiceUnavailable, "busy")
-			break
+			return checkRefusal(t, resp, body, http.StatusServiceUnavailable, "busy")
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("a second body was still read while the first held the budget: status %d", resp.StatusCode)
+			t.Fatalf("a small body was still read while the others held the budget: status %d", resp.StatusCode)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// Bodies share a budget of MaxInFlight × MaxBody bytes: one that holds it all leaves no room
+// for another until it is done.
+func TestArrivingBodiesAreBounded(t *testing.T) {
+	var calls atomic.Int32
+	srv := serve(t, echo(&calls), Config{MaxBody: 1000, MaxInFlight: 1})
+	conn := startBody(t, srv)
+	defer conn.Close()
+	// Once the server has read those 600 bytes, the budget is spent.
+	waitUntilBusy(t, srv)
 
 	// The first body ends and is served; its bytes go back to the budget.
 	io.WriteString(conn, strings.Repeat(" ", 400))
@@ -593,6 +605,46 @@ func TestArrivingBodiesAreBounded(t *testing.T) {
 	}
 	if resp, body := (call{}).do(t, srv.url); resp.StatusCode != http.StatusOK {
 		t.Errorf("after the first body was served: status %d, %s; want 200", resp.StatusCode, body)
+	}
+}
+
+// A body counts against the budget until its request is answered, not only while it arrives:
+// with one request in flight holding half the budget and one body arriving holding the rest,
+// a third body is refused for want of memory, though a slot is free.
+func TestBodiesCountUntilAnswered(t *testing.T) {
+	release := make(chan struct{})
+	var started sync.WaitGroup
+	started.Add(1)
+	blocked := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body)
+		if r.Header.Get("X-Test") == "hold" {
+			started.Done()
+			<-release
+		}
+		w.Write([]byte("{}"))
+	})
+	srv := serve(t, blocked, Config{MaxBody: 1000, MaxInFlight: 2}) // a budget of 2 × 1,001 bytes
+	defer close(release)
+
+	// A: a whole body of 1,000 bytes, whose handler then waits. It holds one slot, and the
+	// 1,001 bytes its body was read into.
+	go func() {
+		req, _ := http.NewRequest(http.MethodPost, srv.url, strings.NewReader(strings.Repeat(" ", 1000)))
+		req.Header.Set("X-Test", "hold")
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	started.Wait()
+
+	// B: a body still arriving, read into 1,001 bytes. With A's, that is the whole budget.
+	conn := startBody(t, srv)
+	defer conn.Close()
+
+	// C, small, finds no room once the server has read B's 600 bytes; if A's body had gone back
+	// to the budget when it was read, C would be served.
+	if msg := waitUntilBusy(t, srv); !strings.Contains(msg, "bodies") {
+		t.Errorf("refused for %q; want the budget of bodies, not the slots", msg)
 	}
 }
 
