@@ -34,6 +34,10 @@ func CheckListenAddr(addr string) error {
 		"listen on loopback instead, like 127.0.0.1:3000 or localhost:3000", addr, where)
 }
 
+// WriteTimeout is how long NewServer's server gives a request, from the end of its headers,
+// to be answered. Whatever bounds the work behind an answer must end before it.
+const WriteTimeout = 3 * time.Minute
+
 // NewServer returns a server for h whose every phase of a request has a time limit, so a
 // client that stalls, by accident or on purpose, cannot hold a connection forever.
 func NewServer(h http.Handler) *http.Server {
@@ -46,11 +50,11 @@ func NewServer(h http.Handler) *http.Server {
 		ReadTimeout: 30 * time.Second,
 		// From the end of the headers to the end of the answer: an answer not written by then
 		// is lost, and the connection closes. It does not stop the work: the request's context
-		// is not cancelled (go.dev/issue/59602), so a tool that hangs keeps running, and keeps
-		// its slot, until it returns. What ends a search that waits on Ollama is the embedder's
-		// own 2-minute limit (shared/embed), and Ollama may need that long to load its model
-		// or finish a batch of indexing; three minutes lets that clear error arrive first.
-		WriteTimeout: 3 * time.Minute,
+		// is not cancelled (go.dev/issue/59602), so a tool that hangs would keep running, and
+		// keep its slot. What ends it is the tool call's own deadline (shared/deadline, 2
+		// minutes unless set), which answers the model with an error; WriteTimeout lets that
+		// answer arrive first.
+		WriteTimeout: WriteTimeout,
 		// A client keeps its connection between calls; a new one on loopback costs little.
 		IdleTimeout: time.Minute,
 		// MCP requests carry a handful of short headers. 64 KiB leaves room for the cookies

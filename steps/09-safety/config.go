@@ -9,9 +9,11 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ollama/ollama/api"
 
+	"vaultmcp/shared/deadline"
 	"vaultmcp/shared/embed"
 	"vaultmcp/shared/guard"
 	"vaultmcp/shared/inbox"
@@ -34,6 +36,8 @@ type config struct {
 	inboxDir  string
 	readOnly  bool
 	origins   []string
+	// toolTimeout bounds one tool call; a call still running then is answered with an error.
+	toolTimeout time.Duration
 }
 
 // searchConfig is how search was asked to rank and cut its results.
@@ -48,7 +52,7 @@ type searchConfig struct {
 // flag.ErrHelp.
 func readConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
 	var c config
-	var minScore, watchMode, origins string
+	var minScore, watchMode, origins, toolTimeout string
 	flags := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	flags.StringVar(&c.transport, "transport", cmp.Or(getenv("VAULTMCP_TRANSPORT"), "http"),
@@ -78,6 +82,8 @@ func readConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 		})
 	flags.StringVar(&origins, "allow-origin", getenv("VAULTMCP_ORIGINS"),
 		"extra web-page origins to accept, comma-separated; native clients and MCP Inspector's proxy send no Origin and need none; env VAULTMCP_ORIGINS")
+	flags.StringVar(&toolTimeout, "tool-timeout", getenv("VAULTMCP_TOOL_TIMEOUT"),
+		"the longest one tool call may take, such as 90s or 2m, before the model is told it failed; env VAULTMCP_TOOL_TIMEOUT; unset, "+deadline.Default.String())
 	if err := flags.Parse(args[1:]); err != nil {
 		return c, err // with -h, flag.ErrHelp, once Parse has printed the flags
 	}
@@ -87,8 +93,9 @@ func readConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	c.origins = splitList(origins)
 	var scoreErr error
 	c.search.minScore, scoreErr = parseScore(minScore)
-	var readOnlyErr error
+	var readOnlyErr, timeoutErr error
 	c.readOnly, readOnlyErr = yesOrNo(readOnly)
+	c.toolTimeout, timeoutErr = parseToolTimeout(toolTimeout)
 	checks := []struct {
 		flag, env string
 		err       error
@@ -102,6 +109,7 @@ func readConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 		{"read-only", "VAULTMCP_READ_ONLY", readOnlyErr},
 		{"inbox", "VAULTMCP_INBOX", errorOf(vault.CleanPath(c.inboxDir))},
 		{"allow-origin", "VAULTMCP_ORIGINS", checkOrigins(c.origins)},
+		{"tool-timeout", "VAULTMCP_TOOL_TIMEOUT", timeoutErr},
 	}
 	for _, check := range checks {
 		if check.err != nil {
@@ -169,6 +177,20 @@ func parseScore(value string) (float64, error) {
 		return 0, fmt.Errorf("%q is not a score: use a number above 0 and at most 1, such as 0.5", value)
 	}
 	return f, nil
+}
+
+// parseToolTimeout reads how long one tool call may take: unset is deadline.Default. It must
+// end before guard.WriteTimeout, or the answer that says the call took too long could no
+// longer be written.
+func parseToolTimeout(value string) (time.Duration, error) {
+	if value == "" {
+		return deadline.Default, nil
+	}
+	d, err := time.ParseDuration(value)
+	if err != nil || d <= 0 || d >= guard.WriteTimeout {
+		return 0, fmt.Errorf("%q is not a time limit a tool call can have: use a duration above 0 and below %v, such as 90s or 2m", value, guard.WriteTimeout)
+	}
+	return d, nil
 }
 
 // splitList reads a comma-separated flag.

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"io"
 	"testing"
+	"time"
 
 	"vaultmcp/shared/steptest"
 )
@@ -22,5 +24,28 @@ func TestBadSettingsNameThemselves(t *testing.T) {
 		{Flag: "inbox", Env: "VAULTMCP_INBOX", Bad: "../outside"},
 		{Flag: "read-only", Env: "VAULTMCP_READ_ONLY", Bad: "maybe"},
 		{Flag: "allow-origin", Env: "VAULTMCP_ORIGINS", Bad: "localhost:6274"},
+		{Flag: "tool-timeout", Env: "VAULTMCP_TOOL_TIMEOUT", Bad: "soon"},
+		{Flag: "tool-timeout", Env: "VAULTMCP_TOOL_TIMEOUT", Bad: "0s"},
+		{Flag: "tool-timeout", Env: "VAULTMCP_TOOL_TIMEOUT", Bad: "3m"}, // the answer could no longer be written
 	})
+}
+
+// TestToolCallsHaveADeadline: unless told otherwise, a tool call gets 2 minutes; the flag and
+// the variable change it.
+func TestToolCallsHaveADeadline(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  string
+		want time.Duration
+	}{
+		{nil, "", 2 * time.Minute},
+		{[]string{"-tool-timeout", "45s"}, "", 45 * time.Second},
+		{nil, "90s", 90 * time.Second},
+		{[]string{"-tool-timeout", "1m"}, "90s", time.Minute},
+	} {
+		cfg, err := readConfig(append([]string{"vaultmcp"}, c.args...), steptest.Env("VAULT_PATH", t.TempDir(), "VAULTMCP_TOOL_TIMEOUT", c.env), io.Discard)
+		if err != nil || cfg.toolTimeout != c.want {
+			t.Errorf("%q with VAULTMCP_TOOL_TIMEOUT=%q: %v, %v; want %v", c.args, c.env, cfg.toolTimeout, err, c.want)
+		}
+	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"vaultmcp/shared/deadline"
 	"vaultmcp/shared/guard"
 	"vaultmcp/shared/inbox"
 	"vaultmcp/shared/jsonrpc"
@@ -84,7 +85,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	defer ix.db.Close()
 
 	hooks := &server.Hooks{}
-	mcpServer := newMCPServer(hooks, &noteCompleter{db: ix.db})
+	mcpServer := newMCPServer(hooks, &noteCompleter{db: ix.db}, cfg.toolTimeout, logger)
 	addTools(mcpServer, notes, ix, newNotes)
 	addResources(mcpServer, hooks, notes, logger)
 	stopWork, err := keepCurrent(ctx, cfg, notes, ix, newNoteEvents(hooks, notes, logger), logger)
@@ -150,7 +151,7 @@ func serveMCP(ctx context.Context, cfg config, ln net.Listener, mcpServer *serve
 }
 
 // newMCPServer makes the MCP server, without its tools and resources, which run adds.
-func newMCPServer(hooks *server.Hooks, names *noteCompleter) *server.MCPServer {
+func newMCPServer(hooks *server.Hooks, names *noteCompleter, toolTimeout time.Duration, logger *slog.Logger) *server.MCPServer {
 	s := server.NewMCPServer("vaultmcp", "0.10.0",
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(true, true), // clients may follow a note, and hear the list change
@@ -164,6 +165,9 @@ func newMCPServer(hooks *server.Hooks, names *noteCompleter) *server.MCPServer {
 		// learns at once that it does nothing.
 		server.WithStrictInputSchemaDefault(),
 	)
+	// Every call has a deadline: one still running at toolTimeout is answered with an error
+	// the model can act on, and its request slot is free again.
+	s.Use(deadline.ToolCalls(toolTimeout, logger))
 	// Check every call's arguments against the tool's inputSchema before the handler runs; a
 	// mismatch becomes an isError result, in a few words the model can read and act on.
 	s.Use(toolargs.Check(s))
