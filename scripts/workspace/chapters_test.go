@@ -34,6 +34,7 @@ var capabilities = []struct {
 	{"failed writes in words, the full disk told apart", 8, "vaultmcp/shared/store.(*Store).writeError"},
 	{"notes created in the inbox", 9, "vaultmcp/shared/inbox.(*Inbox).Create"},
 	{"a deadline for every tool call", 9, "vaultmcp/shared/deadline.callLimit.run"},
+	{"connections bounded, the idlest closed first", 9, "vaultmcp/shared/guard.(*connLimit).spare"},
 	{"the catch-up with the disk", 10, "vaultmcp/shared/reconcile.Compute"},
 	{"the link graph kept in the index", 10, "vaultmcp/shared/store.(*Store).AddLinkTables"},
 	{"a rebuild that records why", 10, "vaultmcp/shared/store.(*Store).Rebuilt"},

@@ -3,7 +3,8 @@
 // The server has no authentication and no TLS. It is safe only because nothing but this
 // machine can reach it, and this package keeps that true. Local answers only requests that
 // are addressed to this server and come from no browser or an allowed page. CheckListenAddr
-// refuses to listen anywhere but loopback. NewServer bounds how long a connection may take.
+// refuses to listen anywhere but loopback. NewServer bounds how long a connection may take,
+// and how many may be open at once.
 // Hostile adds limits to Local: POST only, a bounded body, a few requests at a time.
 //
 // The browser is the reason for most of it. A page the user visits runs on this machine, so

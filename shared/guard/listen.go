@@ -39,7 +39,8 @@ func CheckListenAddr(addr string) error {
 const WriteTimeout = 3 * time.Minute
 
 // NewServer returns a server for h whose every phase of a request has a time limit, so a
-// client that stalls, by accident or on purpose, cannot hold a connection forever.
+// client that stalls, by accident or on purpose, cannot hold a connection forever, and that
+// keeps at most DefaultMaxConns connections open, closing idle ones first (see connLimit).
 func NewServer(h http.Handler) *http.Server {
 	return &http.Server{
 		Handler: h,
@@ -60,5 +61,8 @@ func NewServer(h http.Handler) *http.Server {
 		// MCP requests carry a handful of short headers. 64 KiB leaves room for the cookies
 		// a browser sends to localhost, and is a sixteenth of Go's default.
 		MaxHeaderBytes: 64 << 10,
+		// Connections, and the goroutine and buffers net/http gives each, are bounded too:
+		// past DefaultMaxConns the one idle longest is closed (see connLimit).
+		ConnState: newConnLimit(DefaultMaxConns).track,
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -79,5 +80,24 @@ func TestAStuckToolCallIsAnswered(t *testing.T) {
 	ollama.SetLatency(0, 0)
 	if _, text, isError, err := callOn(client, url, "search_vault", map[string]any{"query": "dense loaf"}); err != nil || isError || !strings.Contains(text, "Bread.md") {
 		t.Errorf("search_vault once Ollama answers again: %.200q (isError %v, %v); want Bread.md", text, isError, err)
+	}
+}
+
+// TestIdleConnectionsDoNotLockOut: 600 connections that never send a byte, as a page or a
+// program could hold open, do not keep an ordinary call from being answered.
+func TestIdleConnectionsDoNotLockOut(t *testing.T) {
+	url := startServer(t, filepath.Join("..", "..", "sample-vault"), "-embedder", "offline")
+	addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")
+	for i := range 600 {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatalf("connection %d: %v", i, err)
+		}
+		defer conn.Close()
+	}
+	client := &http.Client{Transport: &http.Transport{}, Timeout: time.Minute} // a connection of its own
+	status, text, isError, err := callOn(client, url, "get_note", map[string]any{"path": "Home"})
+	if err != nil || status != http.StatusOK || isError {
+		t.Errorf("get_note after 600 idle connections: %d %.200q (isError %v, %v); want the note", status, text, isError, err)
 	}
 }
