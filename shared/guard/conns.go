@@ -18,8 +18,8 @@ const DefaultMaxConns = 256
 // goroutine of its own, so the limit acts on accept, through the server's ConnState hook.
 //
 // What to do past the limit is the point. Refusing the newcomer would let anyone who opens
-// max connections and leaves them idle lock every client out; the timeouts free them only
-// after a minute. So the newcomer is kept, and a connection that is doing nothing is closed
+// max connections and leaves them idle lock every client out, for the ten seconds to a minute
+// the timeouts give them, again and again. So the newcomer is kept, and a connection that is doing nothing is closed
 // instead: the one that has done nothing for longest, idle between requests or connected and
 // silent. The newcomer, the newest of all, is the last such connection to go. A client whose
 // idle connection is closed connects again, as HTTP clients do when a server drops an idle

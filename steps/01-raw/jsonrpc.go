@@ -100,9 +100,9 @@ var envelope = []string{"jsonrpc", "id", "method", "params", "result", "error"}
 //
 // JSON leaves a name written twice in one object undefined, and readers differ: Go's
 // encoding/json keeps the last value, and also matches a name to a struct field ignoring case.
-// So {"method":"tools/list","Method":"tools/call"} runs tools/call here, while a gateway or a
-// log that reads it strictly sees tools/list; {"Method":"tools/call"} is a tools/call to Go and
-// a message without a method to everyone else. Two rules close that gap before anything
+// So {"method":"tools/list","Method":"tools/call"} would run tools/call here, while a gateway
+// or a log that reads it strictly sees tools/list; {"Method":"tools/call"} is a tools/call to
+// Go and a message without a method to everyone else. Two rules close that gap before anything
 // decodes the message: no object, at any depth, holds two names that are equal ignoring case
 // (a name written twice included); and the message's own members are spelled exactly.
 func ambiguousNames(body []byte) (problem string, idKnown bool) {
