@@ -58,20 +58,19 @@ func Strict(next http.Handler, maxBody int64) http.Handler {
 			writeError(w, http.StatusBadRequest, nil, codeInvalidRequest, "cannot read the body: "+err.Error())
 			return
 		}
-		if !json.Valid(body) {
-			writeError(w, http.StatusBadRequest, nil, codeParseError, "the body is not valid JSON")
-			return
-		}
 		// The shape is checked before anything decodes the body: see MaxValues.
-		if problem := tooLarge(body); problem != "" {
-			writeError(w, http.StatusRequestEntityTooLarge, idOf(body), codeInvalidRequest, problem)
-			return
-		}
-		if status, id, code, problem := check(body, r.Header); problem != "" {
-			writeError(w, status, id, code, problem)
+		if refused := refuse(body, r.Header.Get("MCP-Protocol-Version")); refused != nil {
+			refused.write(w)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		if id := listenID(body); id != nil {
+			// A listen stream opens with its acknowledgement; see ackFirst.
+			stream := newAckFirst(w, id)
+			next.ServeHTTP(stream, r)
+			stream.finish()
+			return
+		}
 		next.ServeHTTP(w, r)
 	})
 }
@@ -153,16 +152,16 @@ func tooLarge(body []byte) string {
 	return ""
 }
 
-// idOf returns the id of a message to answer with, or nil when it has none MCP allows. It
-// decodes nothing else.
+// idOf returns the id of a message to answer with, or nil when it has none MCP allows or one
+// too long to echo (MaxIDLen). It decodes nothing else, and copies no more of a long id.
 func idOf(body []byte) json.RawMessage {
 	var msg struct {
-		ID json.RawMessage `json:"id"`
+		ID *value `json:"id"`
 	}
-	if json.Unmarshal(body, &msg) != nil || !isStringOrInteger(msg.ID) {
+	if json.Unmarshal(body, &msg) != nil || msg.ID == nil || msg.ID.n > MaxIDLen || !isStringOrInteger(json.RawMessage(msg.ID.head)) {
 		return nil
 	}
-	return msg.ID
+	return json.RawMessage(msg.ID.head)
 }
 
 // shape returns how deeply valid JSON nests and how many values it holds: every object,
@@ -229,18 +228,8 @@ func hasProtocolVersion(params json.RawMessage) bool {
 	return json.Unmarshal(params, &p) == nil && p.ProtocolVersion != nil && *p.ProtocolVersion != ""
 }
 
-// writeError answers with a JSON-RPC error. A nil id is left out: the request's id could not
-// be read, and MCP, unlike JSON-RPC, has no null ids, not even in errors.
+// writeError answers with a JSON-RPC error; a nil id is written as null, as JSON-RPC 2.0 asks
+// of an answer whose request's id could not be read.
 func writeError(w http.ResponseWriter, status int, id json.RawMessage, code int, message string) {
-	type errorObject struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id,omitempty"`
-		Error   errorObject     `json:"error"`
-	}{"2.0", id, errorObject{code, message}})
+	(&refusal{status: status, id: id, code: code, message: message}).write(w)
 }

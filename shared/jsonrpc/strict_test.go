@@ -35,29 +35,29 @@ func TestStrictRefuses(t *testing.T) {
 		body   string
 		header http.Header
 		status int
-		id     string // the answer's id, as JSON; "" for none
+		id     string // the answer's id, as JSON: null when the request's could not be read
 		code   int
 		text   string // in the message
 	}{
-		{`{"jsonrpc":"2.0","id":10,`, nil, 400, "", -32700, "not valid JSON"},
-		{``, nil, 400, "", -32700, "not valid JSON"},
-		{`{"jsonrpc":"2.0","id":1,"method":"ping"}{"jsonrpc":"2.0","id":2,"method":"ping"}`, nil, 400, "", -32700, "not valid JSON"},
-		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, nil, 400, "", -32600, "batches"},
-		{` [] `, nil, 400, "", -32600, "batches"},
-		{`"ping"`, nil, 400, "", -32600, "one JSON-RPC message"},
-		{`7`, nil, 400, "", -32600, "one JSON-RPC message"},
-		{`null`, nil, 400, "", -32600, "one JSON-RPC message"},
+		{`{"jsonrpc":"2.0","id":10,`, nil, 400, "null", -32700, "not valid JSON"},
+		{``, nil, 400, "null", -32700, "not valid JSON"},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"}{"jsonrpc":"2.0","id":2,"method":"ping"}`, nil, 400, "null", -32700, "not valid JSON"},
+		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, nil, 400, "null", -32600, "batches"},
+		{` [] `, nil, 400, "null", -32600, "batches"},
+		{`"ping"`, nil, 400, "null", -32600, "one JSON-RPC message"},
+		{`7`, nil, 400, "null", -32600, "one JSON-RPC message"},
+		{`null`, nil, 400, "null", -32600, "one JSON-RPC message"},
 		{`{"jsonrpc":"1.0","id":11,"method":"ping"}`, nil, 400, "11", -32600, `"2.0"`},
 		{`{"id":11,"method":"ping"}`, nil, 400, "11", -32600, `"2.0"`},
 		{`{"jsonrpc":2,"id":"a","method":"ping"}`, nil, 400, `"a"`, -32600, `"2.0"`},
-		{`{"jsonrpc":"2.0","id":null,"method":"ping"}`, nil, 400, "", -32600, "string or an integer"},
-		{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, nil, 400, "", -32600, "string or an integer"},
-		{`{"jsonrpc":"2.0","id":{},"method":"ping"}`, nil, 400, "", -32600, "string or an integer"},
-		{`{"jsonrpc":"2.0","id":[1],"method":"ping"}`, nil, 400, "", -32600, "string or an integer"},
-		{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, nil, 400, "", -32600, "string or an integer"},
-		{`{"jsonrpc":"2.0","id":1e400,"method":"ping"}`, nil, 400, "", -32600, "string or an integer"},
+		{`{"jsonrpc":"2.0","id":null,"method":"ping"}`, nil, 400, "null", -32600, "string or an integer"},
+		{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, nil, 400, "null", -32600, "string or an integer"},
+		{`{"jsonrpc":"2.0","id":{},"method":"ping"}`, nil, 400, "null", -32600, "string or an integer"},
+		{`{"jsonrpc":"2.0","id":[1],"method":"ping"}`, nil, 400, "null", -32600, "string or an integer"},
+		{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, nil, 400, "null", -32600, "string or an integer"},
+		{`{"jsonrpc":"2.0","id":1e400,"method":"ping"}`, nil, 400, "null", -32600, "string or an integer"},
 		{`{"jsonrpc":"2.0","id":12}`, nil, 400, "12", -32600, `"method" is missing`},
-		{`{"jsonrpc":"2.0"}`, nil, 400, "", -32600, `"method" is missing`},
+		{`{"jsonrpc":"2.0"}`, nil, 400, "null", -32600, `"method" is missing`},
 		{`{"jsonrpc":"2.0","id":12,"method":5}`, nil, 400, "12", -32600, `"method" must be a string`},
 		{`{"jsonrpc":"2.0","id":12,"method":null}`, nil, 400, "12", -32600, `"method" must be a string`},
 		{`{"jsonrpc":"2.0","id":1,"method":"initialize"}`, nil, 200, "1", -32602, "params.protocolVersion"},
@@ -66,7 +66,7 @@ func TestStrictRefuses(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":""}}`, nil, 200, "1", -32602, "params.protocolVersion"},
 		{`{"jsonrpc":"2.0","id":"x","method":"initialize","params":{"protocolVersion":5}}`, nil, 200, `"x"`, -32602, "params.protocolVersion"},
 		{`{"jsonrpc":"2.0","id":1,"method":"initialize"}`, http.Header{"Mcp-Protocol-Version": {"2025-11-25"}}, 200, "1", -32602, "params.protocolVersion"},
-		{`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 100) + `"}}`, nil, 413, "", -32600, "larger than 100 bytes"},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 100) + `"}}`, nil, 413, "null", -32600, "larger than 100 bytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.body, func(t *testing.T) {
