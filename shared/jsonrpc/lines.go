@@ -17,12 +17,14 @@ import (
 // by what it opens with.
 type Lines struct {
 	maxLine int
+	checks  *checks
 	era     string // the revision the connection speaks, "" for the 2025 handshake
 }
 
-// NewLines returns the checker of one connection, whose lines are at most maxLine bytes.
-func NewLines(maxLine int) *Lines {
-	return &Lines{maxLine: maxLine}
+// NewLines returns the checker of one connection, whose lines are at most maxLine bytes, with
+// the same options as Strict.
+func NewLines(maxLine int, opts ...Option) *Lines {
+	return &Lines{maxLine: maxLine, checks: newChecks(opts)}
 }
 
 // Check looks at one line, without its newline. It returns pass, when the line is a message
@@ -37,7 +39,7 @@ func (l *Lines) Check(line []byte) (answer []byte, pass bool) {
 			l.era = v
 		}
 	}
-	r := refuse(line, l.era)
+	r := refuse(line, l.era, l.checks)
 	switch {
 	case r == nil:
 		return nil, true

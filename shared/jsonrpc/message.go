@@ -26,8 +26,8 @@ type refusal struct {
 //
 // The checks go from the cheapest to the dearest, and none of them decodes more than it needs:
 // the JSON is valid, its shape is within MaxDepth and MaxValues, its strings are within their
-// bounds, and then the rules of check.
-func inspect(body []byte, era string) *refusal {
+// bounds, the rules of check and unversioned, and last the server's own checks, c.
+func inspect(body []byte, era string, c *checks) *refusal {
 	if !json.Valid(body) {
 		return &refusal{status: http.StatusBadRequest, code: codeParseError, message: "the body is not valid JSON"}
 	}
@@ -43,13 +43,16 @@ func inspect(body []byte, era string) *refusal {
 	if status, id, code, problem := check(body, http.Header{"Mcp-Protocol-Version": {era}}); problem != "" {
 		return &refusal{status: status, id: id, code: code, message: problem}
 	}
-	return unversioned(body, era)
+	if r := unversioned(body, era); r != nil {
+		return r
+	}
+	return c.resource(body, era)
 }
 
 // refuse is inspect for a transport: a notification that cannot be accepted gets 400 over HTTP
 // (and no answer at all over stdio), never the 200 of an answer to a request.
-func refuse(body []byte, era string) *refusal {
-	r := inspect(body, era)
+func refuse(body []byte, era string, c *checks) *refusal {
+	r := inspect(body, era, c)
 	if r != nil && r.status == http.StatusOK && !hasID(body) {
 		r.status = http.StatusBadRequest
 	}
@@ -76,8 +79,7 @@ func unversioned(body []byte, era string) *refusal {
 		return nil
 	}
 	return &refusal{status: http.StatusBadRequest, id: msg.ID, code: codeInvalidParams,
-		message: `params._meta must name the protocol version of this request, as every request of ` + firstModernVersion +
-			` does: {"io.modelcontextprotocol/protocolVersion": "` + firstModernVersion + `"}`}
+		message: `params._meta must name the revision of this request: {"io.modelcontextprotocol/protocolVersion": "` + firstModernVersion + `"}`}
 }
 
 // metaVersion returns the protocol version a message names in params._meta, or "".

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// The longest value, in bytes as sent, of each string a request carries that the server acts
+// The longest text, in bytes as sent, of each string a request carries that the server acts
 // on before any tool runs. mcp-go looks at these strings first and bounds none of them: it
 // matches a resource URI against every template's regular expression (a 3.9 MB URI costs
 // seconds of CPU), and echoes an unknown method, a bad version and the id in its answers.
@@ -35,9 +35,9 @@ const (
 // quoted is how much of a refused value an answer quotes: enough to recognise it.
 const quoted = 32
 
-// value is a JSON value as sent: its length in bytes, and its first MaxIDLen bytes, which are
-// all of it when it is short enough to be an id. It decodes nothing, so a value of megabytes
-// costs no memory.
+// value is a JSON value as sent: its length in bytes (of a string, the text between its
+// quotes, escapes as written), and its start as JSON, which is all of it when it is short enough
+// to be an id. It decodes nothing, so a value of megabytes costs no memory.
 type value struct {
 	n    int
 	head string
@@ -45,7 +45,10 @@ type value struct {
 
 func (v *value) UnmarshalJSON(raw []byte) error {
 	v.n = len(raw)
-	v.head = string(raw[:min(len(raw), MaxIDLen)])
+	if raw[0] == '"' {
+		v.n -= 2
+	}
+	v.head = string(raw[:min(len(raw), MaxIDLen+2)])
 	return nil
 }
 

@@ -17,7 +17,7 @@ func TestStrictBoundsStrings(t *testing.T) {
 	tests := []struct {
 		name   string
 		body   func(n int) string // a message whose string under test is n bytes of text
-		limit  int                // in bytes as sent, quotes included
+		limit  int                // in bytes of text
 		header string             // MCP-Protocol-Version
 		status int
 		id     string
@@ -73,10 +73,10 @@ func TestStrictBoundsStrings(t *testing.T) {
 				Strict(next, 8<<20).ServeHTTP(rec, req)
 				return rec
 			}
-			if rec := serve(tt.body(tt.limit - 2)); rec.Code != http.StatusTeapot {
+			if rec := serve(tt.body(tt.limit)); rec.Code != http.StatusTeapot {
 				t.Errorf("at the bound: refused with %d: %.300s", rec.Code, rec.Body)
 			}
-			for _, n := range []int{tt.limit - 1, 3_900_000} {
+			for _, n := range []int{tt.limit + 1, 3_900_000} {
 				rec := serve(tt.body(n))
 				var answer struct {
 					ID    json.RawMessage
@@ -107,7 +107,7 @@ func TestTooLongQuotesWholeCharacters(t *testing.T) {
 			t.Errorf("tooLong(%q) = %s; want whole characters, then …", head, msg)
 		}
 	}
-	if msg := tooLong("x", value{n: 12, head: `"short text"`}, 10); !strings.Contains(msg, `(it begins "short text")`) {
+	if msg := tooLong("x", value{n: 10, head: `"short text"`}, 9); !strings.Contains(msg, `(it begins "short text")`) {
 		t.Errorf("a short string: %s", msg)
 	}
 }

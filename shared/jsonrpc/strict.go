@@ -2,10 +2,11 @@
 // message per request, never a batch, and ids that are strings or integers, never null.
 //
 // mcp-go v1.2.1 is lenient where MCP is strict. It reads a batch as a parse error, takes a
-// request with a null id for a notification, and answers an initialize without a protocol
-// version as if it had asked for 2025-03-26. Strict reads each message before mcp-go does
-// and answers those itself, the way the specification asks; what passes reaches mcp-go
-// byte for byte.
+// request with a null id for a notification, answers an initialize without a protocol
+// version as if it had asked for 2025-03-26, bounds no string it reads, and echoes an id or
+// a method of any length. Strict reads each message before mcp-go does and answers those
+// itself, the way the specification asks; what passes reaches mcp-go byte for byte. Lines does
+// the same for stdio, a line at a time, so that a message gets the same answer over both.
 package jsonrpc
 
 import (
@@ -34,8 +35,12 @@ const firstModernVersion = "2026-07-28"
 // Strict returns a handler that checks every POST body before next reads it, and answers
 // itself a body that is not one JSON-RPC message MCP allows. It reads at most maxBody bytes,
 // and answers a longer body with 413, as it does a message that nests deeper than MaxDepth or
-// holds more than MaxValues values. Everything else reaches next unchanged, with the same body.
-func Strict(next http.Handler, maxBody int64) http.Handler {
+// holds more than MaxValues values. A string longer than its bound (MaxIDLen, MaxURILen and
+// the rest) is refused without being echoed, and opts add the server's own checks. Everything
+// else reaches next unchanged, with the same body; the answer to a subscriptions/listen opens
+// with its acknowledgement (see ackFirst).
+func Strict(next http.Handler, maxBody int64, opts ...Option) http.Handler {
+	c := newChecks(opts)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			next.ServeHTTP(w, r)
@@ -59,7 +64,7 @@ func Strict(next http.Handler, maxBody int64) http.Handler {
 			return
 		}
 		// The shape is checked before anything decodes the body: see MaxValues.
-		if refused := refuse(body, r.Header.Get("MCP-Protocol-Version")); refused != nil {
+		if refused := refuse(body, r.Header.Get("MCP-Protocol-Version"), c); refused != nil {
 			refused.write(w)
 			return
 		}

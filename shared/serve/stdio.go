@@ -19,8 +19,8 @@ import (
 // DrainTimeout, before it lets listen see the end of its input.
 //
 // A message is a line, and each line is checked as jsonrpc.Strict checks an HTTP body (see
-// jsonrpc.Lines) before listen reads it, so that a message gets the same answer over either
-// transport. A line refused is answered here, and listen never sees it. A line longer than
+// jsonrpc.Lines, which takes the same options as Strict) before listen reads it, so that a
+// message gets the same answer over either transport. A line refused is answered here, and listen never sees it. A line longer than
 // maxLine bytes is not even kept: its bytes are dropped as they arrive, and once its newline
 // comes it is answered with an error, and the server reads on from the next line.
 //
@@ -30,14 +30,14 @@ import (
 // only once the answers are written. A subscriptions/listen request is not waited for: its
 // answer comes when the stream ends, which is when listen cancels it. Until then its
 // acknowledgement comes first, as SEP-2575 asks, which mcp-go does not ensure on its own.
-func Stdio(ctx context.Context, listen func(context.Context, io.Reader, io.Writer) error, stdin io.Reader, stdout io.Writer, maxLine int, logger *slog.Logger) error {
-	return serveStdio(ctx, listen, stdin, stdout, maxLine, logger, DrainTimeout)
+func Stdio(ctx context.Context, listen func(context.Context, io.Reader, io.Writer) error, stdin io.Reader, stdout io.Writer, maxLine int, logger *slog.Logger, checks ...jsonrpc.Option) error {
+	return serveStdio(ctx, listen, stdin, stdout, maxLine, logger, DrainTimeout, checks...)
 }
 
-func serveStdio(ctx context.Context, listen func(context.Context, io.Reader, io.Writer) error, stdin io.Reader, stdout io.Writer, maxLine int, logger *slog.Logger, limit time.Duration) error {
+func serveStdio(ctx context.Context, listen func(context.Context, io.Reader, io.Writer) error, stdin io.Reader, stdout io.Writer, maxLine int, logger *slog.Logger, limit time.Duration, checks ...jsonrpc.Option) error {
 	waiting := &unanswered{ids: map[string]int{}, listens: map[string]bool{}, held: map[string][]byte{}}
 	out := &answerWatcher{dst: stdout, waiting: waiting}
-	in := &drainingInput{stop: ctx.Done(), src: stdin, check: jsonrpc.NewLines(maxLine), maxLine: maxLine,
+	in := &drainingInput{stop: ctx.Done(), src: stdin, check: jsonrpc.NewLines(maxLine, checks...), maxLine: maxLine,
 		waiting: waiting, answer: out.answer, logger: logger, limit: limit}
 	return listen(context.WithoutCancel(ctx), in, out)
 }

@@ -233,8 +233,8 @@ func TestBadInputGetsAnErrorAndTheServerKeepsServing(t *testing.T) {
 		if msg["error"] == nil {
 			t.Errorf("body %q: status %d, %v; want a JSON-RPC error", body, resp.StatusCode, msg)
 		}
-		if id, ok := msg["id"]; ok && id == nil {
-			t.Errorf("body %q: the error has \"id\": null; MCP leaves out an id it could not read", body)
+		if _, ok := msg["id"]; !ok {
+			t.Errorf("body %q: the error has no \"id\"; JSON-RPC 2.0 answers an id it could not read with null", body)
 		}
 	}
 	if _, msg := post(t, url, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); msg["result"] == nil {
