@@ -68,33 +68,28 @@ func TestLinesAnswerAsStrict(t *testing.T) {
 	}
 }
 
-// TestLinesKeepTheConnectionsRevision: over stdio, a request that names no revision is held to
-// the one the connection last named, as the header holds it over HTTP: the Go SDK's ping
-// without _meta, after requests of 2026-07-28, gets the answer HTTP gives it. An initialize
-// takes the connection back to the 2025 handshake, where that ping is fine.
-func TestLinesKeepTheConnectionsRevision(t *testing.T) {
+// TestLinesJudgeEachLineAlone: over stdio, a request that names no revision is one of the
+// 2025 handshake, whatever came before it on the connection, as 2026-07-28 asks. The Go SDK's
+// ping without _meta passes over stdio, where ping is a 2025 request a client may send at any
+// time; over HTTP its header names 2026-07-28, which has no ping and asks every request for
+// _meta, so it is refused there, with the words step 1 uses.
+func TestLinesJudgeEachLineAlone(t *testing.T) {
 	const (
 		meta     = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 		discover = `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + meta + `}}`
 		ping     = `{"jsonrpc":"2.0","id":2,"method":"ping"}`
-		init     = `{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
 	)
 	lines := NewLines(1 << 20)
-	if _, pass := lines.Check([]byte(ping)); !pass {
-		t.Error("a ping before anything else was refused; the 2025 revisions allow it before initialize")
+	for _, line := range []string{ping, discover, ping} {
+		if answer, pass := lines.Check([]byte(line)); !pass {
+			t.Errorf("%s was refused: %s", line, answer)
+		}
 	}
-	if _, pass := lines.Check([]byte(discover)); !pass {
-		t.Error("server/discover was refused")
+	if status, answer := strictAnswer(ping, ""); answer != "" {
+		t.Errorf("over HTTP without a header, ping was refused: %d %s", status, answer)
 	}
-	answer, pass := lines.Check([]byte(ping))
-	status, http := strictAnswer(ping, "2026-07-28")
-	if pass || string(answer) != http || status != 400 || !strings.Contains(http, `"code":-32602`) {
-		t.Errorf("a ping without _meta after 2026-07-28: stdio %q (passes: %v), HTTP %d %s; want the same -32602 on both", answer, pass, status, http)
-	}
-	if _, pass := lines.Check([]byte(init)); !pass {
-		t.Error("initialize was refused")
-	}
-	if _, pass := lines.Check([]byte(ping)); !pass {
-		t.Error("a ping after initialize was refused")
+	status, answer := strictAnswer(ping, "2026-07-28")
+	if status != 400 || !strings.Contains(answer, `"code":-32602`) || !strings.Contains(answer, "params._meta must name the revision of this request") {
+		t.Errorf("over HTTP with the header 2026-07-28, ping got %d %s; want 400 and -32602", status, answer)
 	}
 }

@@ -10,6 +10,10 @@ import (
 // ListenMethod opens a stream of notifications, from 2026-07-28 on (SEP-2575).
 const ListenMethod = "subscriptions/listen"
 
+// OpensStream reports whether body is a subscriptions/listen request, whose answer is a
+// stream that stays open for as long as its client listens.
+func OpensStream(body []byte) bool { return listenID(body) != nil }
+
 // ackMethod is the first message on every listen stream: which of the notifications the client
 // asked for the server will send.
 const ackMethod = "notifications/subscriptions/acknowledged"
