@@ -84,7 +84,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	defer ix.db.Close()
 
 	hooks := &server.Hooks{}
-	mcpServer := newMCPServer(hooks, &noteCompleter{db: ix.db})
+	mcpServer := newMCPServer(hooks, &noteCompleter{db: ix.db, notes: notes, coverage: &ix.coverage})
 	addTools(mcpServer, notes, ix, newNotes)
 	addResources(mcpServer, hooks, notes, logger)
 	stopWork, err := keepCurrent(ctx, cfg, notes, ix, newNoteEvents(hooks, notes, logger), logger)
