@@ -11,7 +11,6 @@
 package guard
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -150,7 +149,7 @@ func (g *limits) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		opening := body
 		g.arriving.give(int64(cap(body)))
 		body = nil // given back: a stream holds no part of the budget
-		r.Body = io.NopCloser(bytes.NewReader(opening))
+		r.Body = whole(opening)
 		g.serveStream(w, r, opening)
 		return
 	}
@@ -165,7 +164,7 @@ func (g *limits) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			cap(g.slots)))
 		return
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.Body = whole(body)
 	g.next.ServeHTTP(w, r)
 }
 

@@ -1,9 +1,6 @@
 package jsonrpc
 
-import (
-	"encoding/json"
-	"fmt"
-)
+import "fmt"
 
 // Lines checks the messages of one stdio connection, a line each, as Strict checks the bodies
 // of HTTP requests, so that a message gets the same answer on either transport. Check a line
@@ -31,11 +28,11 @@ func NewLines(maxLine int, opts ...Option) *Lines {
 // to hand on, and otherwise the line to answer with, if any: JSON-RPC answers no notification,
 // even a refused one, but a message whose id could not be read gets an answer with "id": null.
 func (l *Lines) Check(line []byte) (answer []byte, pass bool) {
-	r := refuse(line, "", l.checks)
+	r, m := refuse(line, "", l.checks)
 	switch {
 	case r == nil:
 		return nil, true
-	case r.id == nil && r.code != codeParseError && r.code != codeInvalidRequest && !hasID(line):
+	case r.id == nil && r.code != codeParseError && r.code != codeInvalidRequest && !m.hasID():
 		return nil, false // a notification, refused in silence
 	}
 	return r.encode(), false
@@ -46,12 +43,4 @@ func (l *Lines) TooLong() []byte {
 	return (&refusal{code: codeInvalidRequest, message: fmt.Sprintf(
 		"a message on stdin is longer than %d bytes, the most this server reads; it was skipped, and the server reads on from the next line",
 		l.maxLine)}).encode()
-}
-
-// hasID reports whether a message has an id other than null.
-func hasID(line []byte) bool {
-	var msg struct {
-		ID *value `json:"id"`
-	}
-	return json.Unmarshal(line, &msg) == nil && msg.ID != nil
 }

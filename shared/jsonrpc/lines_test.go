@@ -53,7 +53,7 @@ func TestLinesAnswerAsStrict(t *testing.T) {
 	} {
 		status, http := strictAnswer(body, "")
 		stdio, pass := NewLines(1 << 20).Check([]byte(body))
-		notification := !hasID([]byte(body)) && !strings.Contains(http, `"code":-32700`) && !strings.Contains(http, `"code":-32600`)
+		notification := !measure([]byte(body)).hasID() && !strings.Contains(http, `"code":-32700`) && !strings.Contains(http, `"code":-32600`)
 		switch {
 		case http == "" && (!pass || stdio != nil):
 			t.Errorf("%.80s: passes over HTTP; over stdio answered %q", body, stdio)

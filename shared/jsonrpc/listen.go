@@ -12,22 +12,14 @@ const ListenMethod = "subscriptions/listen"
 
 // OpensStream reports whether body is a subscriptions/listen request, whose answer is a
 // stream that stays open for as long as its client listens.
-func OpensStream(body []byte) bool { return listenID(body) != nil }
+func OpensStream(body []byte) bool {
+	m := measure(body)
+	return m.method() == ListenMethod && m.id() != nil
+}
 
 // ackMethod is the first message on every listen stream: which of the notifications the client
 // asked for the server will send.
 const ackMethod = "notifications/subscriptions/acknowledged"
-
-// listenID returns the id of a subscriptions/listen request, or nil for any other message.
-func listenID(body []byte) json.RawMessage {
-	var msg struct {
-		Method value `json:"method"`
-	}
-	if json.Unmarshal(body, &msg) != nil || msg.Method.head != `"`+ListenMethod+`"` {
-		return nil
-	}
-	return idOf(body)
-}
 
 // ackFor is the acknowledgement of the listen request id that grants none of the
 // notifications asked for, as mcp-go writes it.

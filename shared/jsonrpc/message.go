@@ -19,84 +19,61 @@ type refusal struct {
 	data    any
 }
 
-// inspect checks one message, as Strict reads it from a body and Stdio from a line, and
-// returns the refusal to answer it with, or nil to let it through. era is the protocol version
-// the transport says the message speaks: the MCP-Protocol-Version header over HTTP, and over
-// stdio the version the connection speaks (see Lines); "" when it says none.
+// inspect checks one message, as Strict reads it from a body and Lines from a line, and
+// returns the refusal to answer it with, or nil to let it through, and what it measured of the
+// message (nil when it is not JSON). era is the protocol version the transport says the
+// message speaks: the MCP-Protocol-Version header over HTTP, and "" when it says none, as
+// stdio never does.
 //
 // The checks go from the cheapest to the dearest, and none of them decodes more than it needs:
 // the JSON is valid, its shape is within MaxDepth and MaxValues, its strings are within their
-// bounds, the rules of check and unversioned, and last the server's own checks, c.
-func inspect(body []byte, era string, c *checks) *refusal {
+// bounds (one pass, which also finds the id, the method and the revision for the rest), the
+// rules of check and unversioned, and last the server's own checks, c.
+func inspect(body []byte, era string, c *checks) (*refusal, *measured) {
 	if !json.Valid(body) {
-		return &refusal{status: http.StatusBadRequest, code: codeParseError, message: "the body is not valid JSON"}
+		return &refusal{status: http.StatusBadRequest, code: codeParseError, message: "the body is not valid JSON"}, nil
 	}
 	if problem := tooLarge(body); problem != "" {
-		return &refusal{status: http.StatusRequestEntityTooLarge, id: idOf(body), code: codeInvalidRequest, message: problem}
+		return &refusal{status: http.StatusRequestEntityTooLarge, id: idOf(body), code: codeInvalidRequest, message: problem}, nil
 	}
+	m := measure(body)
 	if era == "" {
-		era = metaVersion(body)
+		era = m.version()
 	}
-	if r := oversized(body, era); r != nil {
-		return r
+	if r := m.oversized(era); r != nil {
+		return r, m
 	}
 	if status, id, code, problem := check(body, http.Header{"Mcp-Protocol-Version": {era}}); problem != "" {
-		return &refusal{status: status, id: id, code: code, message: problem}
+		return &refusal{status: status, id: id, code: code, message: problem}, m
 	}
-	if r := unversioned(body, era); r != nil {
-		return r
+	if r := m.unversioned(era); r != nil {
+		return r, m
 	}
-	return c.resource(body, era)
+	return c.resource(body, era, m), m
 }
 
 // refuse is inspect for a transport: a notification that cannot be accepted gets 400 over HTTP
 // (and no answer at all over stdio), never the 200 of an answer to a request.
-func refuse(body []byte, era string, c *checks) *refusal {
-	r := inspect(body, era, c)
-	if r != nil && r.status == http.StatusOK && !hasID(body) {
+func refuse(body []byte, era string, c *checks) (*refusal, *measured) {
+	r, m := inspect(body, era, c)
+	if r != nil && r.status == http.StatusOK && !m.hasID() {
 		r.status = http.StatusBadRequest
 	}
-	return r
+	return r, m
 }
 
 // unversioned refuses a request that the transport says speaks 2026-07-28 or later, but whose
 // params._meta does not name its version, as every request of that revision must. The Go SDK's
 // ping does this (ping is gone from 2026-07-28). Over HTTP the header says the revision, and
-// mcp-go would refuse it too, in its own words; over stdio only the connection can say it, and
-// mcp-go would take the request for one of the 2025 handshake, so the answers would differ.
-func unversioned(body []byte, era string) *refusal {
-	if era < firstModernVersion {
-		return nil
-	}
-	var msg struct {
-		ID     json.RawMessage `json:"id"`
-		Method *string         `json:"method"`
-	}
-	json.Unmarshal(body, &msg)
-	if msg.Method == nil || msg.ID == nil || *msg.Method == "initialize" || metaVersion(body) != "" {
+// mcp-go would refuse it too; this answer is step 1's, in its words.
+func (m *measured) unversioned(era string) *refusal {
+	if era < firstModernVersion || m.Method.n == 0 || !m.hasID() || m.method() == "initialize" || m.version() != "" {
 		// A notification, a response, a request that names its version, or initialize, which
 		// names the version in its params and is gone from 2026-07-28, as mcp-go says.
 		return nil
 	}
-	return &refusal{status: http.StatusBadRequest, id: msg.ID, code: codeInvalidParams,
+	return &refusal{status: http.StatusBadRequest, id: m.id(), code: codeInvalidParams,
 		message: `params._meta must name the revision of this request: {"io.modelcontextprotocol/protocolVersion": "` + firstModernVersion + `"}`}
-}
-
-// metaVersion returns the protocol version a message names in params._meta, or "".
-func metaVersion(body []byte) string {
-	var msg struct {
-		Params struct {
-			Meta struct {
-				Version value `json:"io.modelcontextprotocol/protocolVersion"`
-			} `json:"_meta"`
-		} `json:"params"`
-	}
-	json.Unmarshal(body, &msg)
-	var version string
-	if v := msg.Params.Meta.Version; v.n <= MaxVersionLen {
-		json.Unmarshal([]byte(v.head), &version) // left "" unless a whole string
-	}
-	return version
 }
 
 // statusFor is the HTTP status of a JSON-RPC error that answers a request. The 2025 revisions

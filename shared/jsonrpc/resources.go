@@ -44,31 +44,30 @@ func FindResources(find func(uri string) error) Option {
 }
 
 // resource refuses a resources/read whose URI the server's find refuses, or returns nil.
-func (c *checks) resource(body []byte, era string) *refusal {
-	if c.findResource == nil {
+func (c *checks) resource(body []byte, era string, m *measured) *refusal {
+	if c.findResource == nil || m.method() != "resources/read" || !m.hasID() {
 		return nil
 	}
 	var msg struct {
-		Method string `json:"method"`
 		Params struct {
 			URI *string `json:"uri"`
 		} `json:"params"`
 	}
-	// The strings are bounded by now (see oversized), so decoding them costs little.
-	if json.Unmarshal(body, &msg) != nil || msg.Method != "resources/read" || msg.Params.URI == nil || !hasID(body) {
+	// The URI is bounded by now (see oversized), so decoding it costs little.
+	if json.Unmarshal(body, &msg) != nil || msg.Params.URI == nil {
 		return nil
 	}
-	uri := *msg.Params.URI
+	uri, id := *msg.Params.URI, m.id()
 	err := c.findResource(uri)
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, ErrResourceNotFound) && era < firstModernVersion:
-		return &refusal{status: http.StatusOK, id: idOf(body), code: codeResourceNotFound, message: err.Error(), data: map[string]string{"uri": uri}}
+		return &refusal{status: http.StatusOK, id: id, code: codeResourceNotFound, message: err.Error(), data: map[string]string{"uri": uri}}
 	case errors.Is(err, ErrResourceNotFound):
-		return &refusal{status: http.StatusBadRequest, id: idOf(body), code: codeInvalidParams, message: err.Error(), data: map[string]string{"uri": uri}}
+		return &refusal{status: http.StatusBadRequest, id: id, code: codeInvalidParams, message: err.Error(), data: map[string]string{"uri": uri}}
 	}
-	return &refusal{status: statusFor(era, codeInvalidParams), id: idOf(body), code: codeInvalidParams, message: err.Error()}
+	return &refusal{status: statusFor(era, codeInvalidParams), id: id, code: codeInvalidParams, message: err.Error()}
 }
 
 // NotFound marks err as the answer to a URI that names no resource, for FindResources; the

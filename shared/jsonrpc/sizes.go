@@ -81,20 +81,51 @@ type measured struct {
 	} `json:"params"`
 }
 
-// oversized returns the refusal of a valid JSON message that carries a string longer than its
-// bound, or nil. The refusal quotes at most the first few bytes of the string, and never the
-// message's id when the id is what is too long.
-func oversized(body []byte, era string) *refusal {
-	var m measured
+// measure measures a message that is valid JSON, in one pass that copies none of its values.
+func measure(body []byte) *measured {
+	m := &measured{}
 	// A member of the wrong type leaves its fields unmeasured; what mcp-go makes of it is its
 	// own business, and costs nothing the bounds are for.
-	_ = json.Unmarshal(body, &m)
+	_ = json.Unmarshal(body, m)
+	return m
+}
 
+// hasID reports whether the message has an id other than null.
+func (m *measured) hasID() bool { return m != nil && m.ID.n > 0 && m.ID.head != "null" }
+
+// id returns the message's id to answer with, or nil when it has none MCP allows or one too
+// long to echo.
+func (m *measured) id() json.RawMessage {
+	if !m.hasID() || m.ID.n > MaxIDLen || !isStringOrInteger(json.RawMessage(m.ID.head)) {
+		return nil
+	}
+	return json.RawMessage(m.ID.head)
+}
+
+// method returns the message's method, or "" when it has none of a sensible length.
+func (m *measured) method() string { return short(m.Method, MaxMethodLen) }
+
+// version returns the protocol version the message names in params._meta, or "".
+func (m *measured) version() string { return short(m.Params.Meta.ProtocolVersion, MaxVersionLen) }
+
+// short returns a value that is a string within limit, decoded, or "".
+func short(v value, limit int) string {
+	var s string
+	if v.n <= limit {
+		json.Unmarshal([]byte(v.head), &s) // left "" unless a whole string
+	}
+	return s
+}
+
+// oversized returns the refusal of a message that carries a string longer than its bound, or
+// nil. The refusal quotes at most the first few bytes of the string, and never the message's id
+// when the id is what is too long.
+func (m *measured) oversized(era string) *refusal {
 	if m.ID.n > MaxIDLen {
 		return &refusal{status: 400, code: codeInvalidRequest, message: tooLong("the id", m.ID, MaxIDLen)}
 	}
 	// Past here the id is short, and every answer may carry it.
-	id := idOf(body)
+	id := m.id()
 	if m.Method.n > MaxMethodLen {
 		// No method is that long, so the method is not found, as it would be at any length.
 		return &refusal{status: statusFor(era, codeMethodNotFound), id: id, code: codeMethodNotFound,
