@@ -215,7 +215,7 @@ var sections = []section{
 	},
 	{
 		Title: "A string where a short one belongs",
-		Intro: "Step 10 answering a message whose resource URI, id or method is 3.9 MB, 16 at a time (as many as it serves at once): the growth of its resident memory over idle, the slowest refusal, the longest answer, and how many ordinary requests sent from one second into the flood on were refused as busy. mcp-go matched such a URI against the template's regular expression before any check, 3 to 5 s of CPU each, kept the server answering 503 for 30 to 40 s and grew it by 220 to 410 MiB; it echoed such an id or method whole. `jsonrpc.Strict` now refuses each before mcp-go sees it, quoting only its start, and reads the body the wall has read rather than a copy.",
+		Intro: "Step 10 answering a message whose resource URI, id or method is 3.9 MB, 16 at a time (as many as it serves at once): the growth of its resident memory over idle, the slowest refusal, the longest answer, and how many ordinary requests sent from one second into the flood on were refused as busy. mcp-go matched such a URI against the template's regular expression before any check, seconds of CPU each, and echoed such an id or method whole. `jsonrpc.Strict` now refuses each before mcp-go sees it, quoting only its start, and reads the body the wall has read rather than a copy.",
 		Rows: []figure{
 			oversizedRow("uri", "memory"), oversizedRow("id", "memory"), oversizedRow("method", "memory"),
 			oversizedRow("uri", "time"), oversizedRow("id", "time"), oversizedRow("method", "time"),
