@@ -214,6 +214,15 @@ var sections = []section{
 		},
 	},
 	{
+		Title: "A string where a short one belongs",
+		Intro: "Step 10 answering a message whose resource URI, id or method is 3.9 MB, 16 at a time (as many as it serves at once): the growth of its resident memory over idle, the slowest refusal, the longest answer, and how many ordinary requests sent from one second into the flood on were refused as busy. mcp-go matched such a URI against the template's regular expression before any check, seconds of CPU each, and echoed such an id or method whole. `jsonrpc.Strict` now refuses each before mcp-go sees it, quoting only its start, and reads the body the wall has read rather than a copy.",
+		Rows: []figure{
+			oversizedRow("uri", "memory"), oversizedRow("id", "memory"), oversizedRow("method", "memory"),
+			oversizedRow("uri", "time"), oversizedRow("id", "time"), oversizedRow("method", "time"),
+			oversizedRow("id", "answer"), oversizedRow("uri", "busy"),
+		},
+	},
+	{
 		Title: "The cost of one note",
 		Intro: "Step 10 indexing a vault of one note, from empty, through the stand-in: its peak resident memory and the index's size beyond those of an empty note, per byte of note, at 8 MiB (the largest note it reads) against 1 MiB. A cost that grows linearly gives a ratio near 1; one that grows with the square of the note, as a long heading once did, would give 8. The shapes are those that once cost more than their size: a heading half the note long (stored with every chunk: 248 bytes of index per byte at 1 MiB, 489 at 2 MiB), six-byte sections (a vector each: 1.2 GiB of memory and 525 MiB of index for 1 MiB), and for comparison one long line and plain paragraphs.",
 		Rows: []figure{
@@ -227,6 +236,27 @@ var sections = []section{
 			shapeRow("plain paragraphs", "plain", "index"),
 		},
 	},
+}
+
+// oversizedRow is one figure of BenchmarkOversizedString for one kind of string, sixteen at
+// once: the memory it took, the slowest refusal, the longest answer, or the busy answers.
+func oversizedRow(what, figureOf string) figure {
+	f := figure{Bench: "BenchmarkOversizedString/string=" + what + "/at-once=16"}
+	switch figureOf {
+	case "memory":
+		f.What, f.Value, f.Target, f.MaxValue = "16 with a 3.9 MB "+what+": memory", metric{Unit: "growth-MiB", Label: "MiB more than idle"}, "≤ 96 MiB", 96
+		f.Miss = "Sixteen bodies of 3.9 MB are 62 MB, held once while they are read; more is a copy too many."
+	case "time":
+		f.What, f.Value, f.Target, f.MaxValue = "16 with a 3.9 MB "+what+": slowest refusal", s("slowest-s"), "< 1 s", 1
+		f.Miss = "Each refusal reads the body and scans it a few times, without decoding it; a slower one decodes something."
+	case "answer":
+		f.What, f.Value, f.Target, f.MaxValue = "16 with a 3.9 MB "+what+": longest answer", metric{Unit: "answer-bytes", Label: "bytes"}, "≤ 64 KiB", 64<<10
+		f.Miss = "An answer that long echoes the string."
+	case "busy":
+		f.What, f.Value, f.Target, f.MaxValue = "16 with a 3.9 MB "+what+": busy answers to others after 1 s", metric{Unit: "busy-after-1s", Label: "answers"}, "none", 0.5
+		f.Miss = "The flood holds the slots past a second: a refusal takes too long."
+	}
+	return f
 }
 
 // shapeRow is the cost per byte of a note of one shape at 8 MiB, against 1 MiB: of memory

@@ -1,9 +1,7 @@
 package interop
 
 import (
-	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -12,7 +10,8 @@ import (
 // with its reason, and with the condition under which the reason holds. The condition is
 // checked against the step every time, so an excuse expires by itself: once a step declares
 // resources, say, the caching checks on resources/list count again. An excuse no step needed
-// fails TestConformance, so the list cannot rot (a flaky one is exempt: most runs need none).
+// fails TestConformance, so the list cannot rot. None excuses a check that fails only now and
+// then: every scenario runs once, and passes.
 var excuses = []excuse{
 	// The stateless scenario probes a few requirements through diagnostic tools that only the
 	// suite's reference server has; against any other server it marks them untestable.
@@ -39,20 +38,6 @@ var excuses = []excuse{
 	notOffered("caching", "sep-2549-resources-read-caching-hints", "SKIPPED", "resources",
 		"the suite reads a resource that resources/list returned; with no resources it reads none"),
 
-	// SEP-2164 asks for the URI in the error's data too (a SHOULD). mcp-go v1.2.1 sends its
-	// -32602 for a URI no template matches with no data, and has no way to add any.
-	excuse{revision: "2026-07-28", scenario: "sep-2164-resource-not-found", id: "sep-2164-data-uri", status: "WARNING",
-		why: "mcp-go v1.2.1 sends resource-not-found without data",
-		while: func(s *stepServer, c conformanceCheck) error {
-			if s.mcpGo != "v1.2.1" {
-				return fmt.Errorf("the step links mcp-go v1.2.1; it links %s", cmp.Or(s.mcpGo, "no mcp-go"))
-			}
-			if strings.Contains(string(c.Details), "receivedDataUri") {
-				return fmt.Errorf("the error carries no data.uri; it has %s", c.Details)
-			}
-			return nil
-		}},
-
 	// A server that does not declare listChanged never sends the list_changed notification;
 	// the suite skips these itself ("did not declare ... listChanged capability").
 	notOffered("server-stateless", "sep-2575-server-sends-prompts-list-changed-on-subscription", "SKIPPED", "prompts.listChanged",
@@ -65,19 +50,6 @@ var excuses = []excuse{
 	nothingToListenFor("sep-2575-server-sends-subscription-ack"),
 	nothingToListenFor("sep-2575-server-tags-subscription-id"),
 	nothingToListenFor("sep-2575-server-honors-notification-filter"),
-
-	// A race in mcp-go v1.2.1, server/streamable_http.go (handlePost): when a client subscribes
-	// to nothing the server can deliver, subscriptions/listen queues the acknowledgement and
-	// returns at once. The goroutine that forwards notifications may already have taken the
-	// acknowledgement off the session's channel when the handler drains that channel and
-	// closes the request; it then finds the request done and drops it. The stream carries only
-	// the final result, on about 5% of requests here (14 and 20 of 300 on steps 10 and 2, and
-	// 3 of 60 runs of the scenario on a busy machine). Never accepted: the scenario runs again,
-	// and must pass within `attempts` runs.
-	ackDropped("sep-2575-server-sends-subscription-ack",
-		"mcp-go v1.2.1 can drop the acknowledgement of a listen stream that closes at once"),
-	ackDropped("sep-2575-server-tags-subscription-id",
-		"the same dropped acknowledgement leaves no notification to inspect for its subscriptionId"),
 }
 
 // excuse lets one check come back with one status other than SUCCESS.
@@ -88,9 +60,6 @@ type excuse struct {
 	// while returns nil while the excuse applies to the step and the check, else what is
 	// true instead.
 	while func(s *stepServer, c conformanceCheck) error
-	// flaky marks a check that fails only sometimes: it is never accepted, but the scenario
-	// runs again.
-	flaky bool
 }
 
 func (e excuse) key() string { return e.revision + " " + e.scenario + " " + e.id }
@@ -152,41 +121,6 @@ func nothingToListenFor(id string) excuse {
 			}
 			if !strings.Contains(string(c.Details), "not applicable") {
 				return fmt.Errorf("the suite says subscriptions/listen is not applicable; it says %s", c.Details)
-			}
-			return nil
-		}}
-}
-
-// ackDropped excuses, for one more run, a listen stream that carried nothing but its final
-// result, from a binary with mcp-go v1.2.1 that cannot deliver what the suite listens for,
-// tools/list_changed alone (so the stream closes at once: the race above).
-func ackDropped(id, why string) excuse {
-	return excuse{revision: "2026-07-28", scenario: "server-stateless", id: id, status: "FAILURE", why: why, flaky: true,
-		while: func(s *stepServer, c conformanceCheck) error {
-			if s.mcpGo != "v1.2.1" {
-				return fmt.Errorf("the step links mcp-go v1.2.1; it links %s", cmp.Or(s.mcpGo, "no mcp-go"))
-			}
-			if err := s.lacks("tools.listChanged"); err != nil {
-				return err
-			}
-			var d struct {
-				FirstFrame   json.RawMessage
-				StreamFrames []json.RawMessage
-			}
-			json.Unmarshal(c.Details, &d)
-			frames := d.StreamFrames
-			if frames == nil && d.FirstFrame != nil {
-				frames = []json.RawMessage{d.FirstFrame}
-			}
-			var only struct {
-				Method string
-				Result json.RawMessage
-			}
-			if len(frames) == 1 {
-				json.Unmarshal(frames[0], &only)
-			}
-			if len(frames) != 1 || only.Method != "" || only.Result == nil {
-				return errors.New("the stream carried only the final result (the dropped acknowledgement)")
 			}
 			return nil
 		}}

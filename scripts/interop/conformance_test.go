@@ -3,7 +3,6 @@ package interop
 import (
 	"bytes"
 	"context"
-	"debug/buildinfo"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,9 +56,6 @@ var needs = map[string]string{
 // scenarioTimeout bounds one run of the suite; a scenario takes about a second here.
 const scenarioTimeout = 2 * time.Minute
 
-// attempts is how often a scenario runs when only checks known to be flaky failed.
-const attempts = 3
-
 // TestConformance runs the official MCP conformance suite against every step, at both
 // revisions a client may speak: 2025-11-25, with the initialize handshake, and the stateless
 // 2026-07-28. Only the scenarios that apply to a server with tools of its own run; the others
@@ -96,7 +92,7 @@ func TestConformance(t *testing.T) {
 			return
 		}
 		for _, e := range excuses {
-			if !ledger.used[e.key()] && !e.flaky {
+			if !ledger.used[e.key()] {
 				t.Errorf("no step needed the excuse for %s: delete it from conformance_excuses_test.go", e.key())
 			}
 		}
@@ -127,7 +123,6 @@ type stepServer struct {
 	node, root string
 	caps       capabilities // what server/discover declares; nil when it failed
 	capsErr    error
-	mcpGo      string // the mcp-go version linked into the binary, "" if none
 }
 
 func startForConformance(t *testing.T, root, node string, step transcript.Step, bin string) *stepServer {
@@ -155,67 +150,42 @@ func startForConformance(t *testing.T, root, node string, step transcript.Step, 
 	})
 	s := &stepServer{step: step, url: srv.URL, node: node, root: root}
 	s.caps, s.capsErr = discover(t.Context(), srv.URL)
-	if info, err := buildinfo.ReadFile(exe); err == nil {
-		for _, dep := range info.Deps {
-			if dep.Path == "github.com/mark3labs/mcp-go" {
-				s.mcpGo = dep.Version
-			}
-		}
-	}
 	return s
 }
 
-// run runs one scenario and reports every check that is neither SUCCESS nor excused. When
-// the only such checks are known to be flaky, it runs the scenario again instead.
+// run runs one scenario, once, and reports every check that is neither SUCCESS nor excused.
 func (s *stepServer) run(t *testing.T, su *suite, scenario string, l *ledger) {
-	for attempt := 1; ; attempt++ {
-		checks, err := su.run(t.Context(), s.node, s.url, scenario, t.TempDir())
-		l.ran()
-		if err != nil {
-			t.Errorf("%s: %v\n%s", su.title(scenario), err, s.reproduce(su, scenario))
-			return
-		}
-		var problems, excused []string
-		flakyOnly := true
-		for _, c := range checks {
-			if c.Status == "SUCCESS" {
-				continue
-			}
-			e := findExcuse(su.revision, scenario, c)
-			if e == nil {
-				problems = append(problems, c.String())
-				flakyOnly = false
-				continue
-			}
-			if err := e.while(s, c); err != nil {
-				problems = append(problems, fmt.Sprintf("%s\n    the excuse %q holds only while %v", c, e.why, err))
-				flakyOnly = false
-				continue
-			}
-			if e.flaky {
-				problems = append(problems, fmt.Sprintf("%s\n    known flaky: %s", c, e.why))
-				continue
-			}
-			excused = append(excused, e.key())
-		}
-		if len(problems) > 0 && flakyOnly {
-			if attempt < attempts {
-				t.Logf("%s: run %d failed a known flaky check, running it again:\n%s", su.title(scenario), attempt, strings.Join(problems, "\n"))
-				continue
-			}
-			problems = append(problems, fmt.Sprintf("  failed in all %d runs: more than the occasional race the excuse describes", attempts))
-		}
-		l.use(excused)
-		if len(problems) > 0 {
-			if su.revision == "2026-07-28" && s.capsErr != nil {
-				problems = append([]string{fmt.Sprintf("  (this step does not serve 2026-07-28: %v)", s.capsErr)}, problems...)
-			}
-			t.Errorf("%s:\n%s\n%s", su.title(scenario), strings.Join(problems, "\n"), s.reproduce(su, scenario))
-			return
-		}
-		t.Logf("%s: %d checks, %d excused", su.title(scenario), len(checks), len(excused))
+	checks, err := su.run(t.Context(), s.node, s.url, scenario, t.TempDir())
+	l.ran()
+	if err != nil {
+		t.Errorf("%s: %v\n%s", su.title(scenario), err, s.reproduce(su, scenario))
 		return
 	}
+	var problems, excused []string
+	for _, c := range checks {
+		if c.Status == "SUCCESS" {
+			continue
+		}
+		e := findExcuse(su.revision, scenario, c)
+		if e == nil {
+			problems = append(problems, c.String())
+			continue
+		}
+		if err := e.while(s, c); err != nil {
+			problems = append(problems, fmt.Sprintf("%s\n    the excuse %q holds only while %v", c, e.why, err))
+			continue
+		}
+		excused = append(excused, e.key())
+	}
+	l.use(excused)
+	if len(problems) > 0 {
+		if su.revision == "2026-07-28" && s.capsErr != nil {
+			problems = append([]string{fmt.Sprintf("  (this step does not serve 2026-07-28: %v)", s.capsErr)}, problems...)
+		}
+		t.Errorf("%s:\n%s\n%s", su.title(scenario), strings.Join(problems, "\n"), s.reproduce(su, scenario))
+		return
+	}
+	t.Logf("%s: %d checks, %d excused", su.title(scenario), len(checks), len(excused))
 }
 
 // reproduce says how a reader runs the same scenario by hand against `make step N`.

@@ -56,6 +56,7 @@ $ curl -s $MCP \
 $ echo one
 one
 # retry for up to 5s
+# http only: stdio answers otherwise
 $ echo two
 two
 `
@@ -81,6 +82,12 @@ two
 	}
 	if a, b := sections[1].Commands[0].Retry, sections[1].Commands[1].Retry; a != 0 || b != 5*time.Second {
 		t.Errorf("retries = %v, %v; want 0 and 5s", a, b)
+	}
+	if a, b := sections[1].Commands[0].HTTPOnly, sections[1].Commands[1].HTTPOnly; a != "" || b != "stdio answers otherwise" {
+		t.Errorf("http only = %q, %q; want none and the second's reason", a, b)
+	}
+	if _, why := ToStdio(sections[1].Commands[1]); !strings.Contains(why, "stdio answers otherwise") {
+		t.Errorf("ToStdio runs a command the transcript keeps to HTTP (%q)", why)
 	}
 	for _, bad := range []string{
 		"## a\n$ x\n\n## a\n$ y\n",   // duplicate title

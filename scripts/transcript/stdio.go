@@ -48,6 +48,9 @@ var shortFlags = regexp.MustCompile(`^-[siS]+$`)
 // does not talk to the server (msg == nil and httpOnly == ""); or not at all, with httpOnly
 // saying which part of HTTP it checks.
 func ToStdio(c Command) (msg *StdioMessage, httpOnly string) {
+	if c.HTTPOnly != "" {
+		return nil, "the transcript says so: " + c.HTTPOnly
+	}
 	if !talksToServer.MatchString(c.Shell) {
 		return nil, ""
 	}

@@ -161,7 +161,7 @@ func TestStdioReadsEveryTranscript(t *testing.T) {
 				}
 				// Only these parts of HTTP make a section HTTP-only; a new reason is a
 				// runner that misreads a command.
-				known := []string{"header", "status", "no body", "method", "not $MCP", "'|'", "not JSON"}
+				known := []string{"header", "status", "no body", "method", "not $MCP", "'|'", "not JSON", "the transcript says so"}
 				if httpOnly != "" && !containsAny(httpOnly, known) {
 					t.Errorf("%s %q: unexpected reason %q for\n%s", step.Name, s.Title, httpOnly, c.Shell)
 				}

@@ -12,7 +12,8 @@
 // a command, up to the next command or section, are its expected output. Lines starting with
 // "#" before the first section are comments (one starting "# retires: " names a section of the
 // step before that this step no longer shows); inside a section, "# retry for up to 10s" just
-// before a command makes it run again until its output matches. Expected output is compared as
+// before a command makes it run again until its output matches, and "# http only: why" keeps
+// the command from the run over stdio, whose answer differs for the reason given. Expected output is compared as
 // JSON where it is JSON (see Match), so it may be laid out over several lines to be read. One
 // blank line, never more, comes before each section. The same file is run by `make check-step N`
 // against the reader's server, by `go test` against a fresh one, and shown in the guide.
@@ -44,9 +45,16 @@ type Command struct {
 	// a change the server makes in the background (a file watcher). Zero runs it once.
 	// A transcript asks for it with a line "# retry for up to 10s" before the command.
 	Retry time.Duration
+	// HTTPOnly says why the command's answer over stdio is not the one shown, which makes its
+	// section one the run over stdio skips, and says so. A transcript gives it with a line
+	// "# http only: why" before the command.
+	HTTPOnly string
 }
 
-var retryLine = regexp.MustCompile(`^# retry for up to (\S+)$`)
+var (
+	retryLine    = regexp.MustCompile(`^# retry for up to (\S+)$`)
+	httpOnlyLine = regexp.MustCompile(`^# http only: (.+)$`)
+)
 
 // ParseFile reads a transcript file.
 func ParseFile(name string) ([]Section, error) {
@@ -69,6 +77,7 @@ func Parse(r io.Reader) ([]Section, error) {
 		text     []string      // lines of the current section
 		inShell  bool          // the previous line ended with a backslash
 		retry    time.Duration // from a "# retry" line, for the next command
+		httpOnly string        // from a "# http only" line, for the next command
 		lineNo   int
 		blanks   int // blank lines just before this one
 	)
@@ -125,9 +134,12 @@ func Parse(r io.Reader) ([]Section, error) {
 			}
 			retry = d
 			text = append(text, line)
+		case httpOnlyLine.MatchString(line):
+			httpOnly = httpOnlyLine.FindStringSubmatch(line)[1]
+			text = append(text, line)
 		case strings.HasPrefix(line, "$ "):
-			current().Commands = append(current().Commands, Command{Shell: line[2:], Retry: retry})
-			retry = 0
+			current().Commands = append(current().Commands, Command{Shell: line[2:], Retry: retry, HTTPOnly: httpOnly})
+			retry, httpOnly = 0, ""
 			inShell = strings.HasSuffix(line, `\`)
 			text = append(text, line)
 		default:

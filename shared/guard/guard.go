@@ -12,7 +12,6 @@
 package guard
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -52,6 +51,12 @@ type Config struct {
 	MaxInFlight int
 	// BodyTimeout is how long a request body may take to arrive; 0 means DefaultBodyTimeout.
 	BodyTimeout time.Duration
+	// MaxStreams is how many subscriptions/listen streams may be open at once, besides the
+	// MaxInFlight requests; 0 means DefaultMaxStreams.
+	MaxStreams int
+	// KeepAlive is how long a stream may stay silent before it gets a comment; 0 means
+	// DefaultKeepAlive.
+	KeepAlive time.Duration
 	// Logger gets a line for every refusal; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -65,7 +70,10 @@ type Config struct {
 //  2. Method (405): POST only. This server streams nothing and keeps no sessions, so GET
 //     and DELETE have nothing to do.
 //  3. Body (413, 408): at most MaxBody bytes, arriving within BodyTimeout.
-//  4. Concurrency (503): at most MaxInFlight requests go further at once.
+//  4. Concurrency (503): at most MaxInFlight requests go further at once. A request that opens
+//     a subscriptions/listen stream, which lasts as long as its client listens, takes none of
+//     those slots but one of MaxStreams places of its own (503 with Retry-After when none is
+//     free), so that open streams never keep an ordinary request waiting; see serveStream.
 //
 // Host and Origin come first: they are cheap, and a hostile page learns nothing more, not
 // even which methods exist, so its CORS preflight (OPTIONS) gets 403, not 405. The body comes
@@ -82,9 +90,9 @@ func Hostile(next http.Handler, cfg Config) (http.Handler, error) {
 	if cfg.Addr == nil {
 		return nil, errors.New("guard.Config.Addr is nil; pass the listener's address, ln.Addr()")
 	}
-	if cfg.MaxBody < 0 || cfg.MaxInFlight < 0 || cfg.BodyTimeout < 0 {
-		return nil, fmt.Errorf("guard.Config has a negative limit (MaxBody %d, MaxInFlight %d, BodyTimeout %v); use 0 for the default",
-			cfg.MaxBody, cfg.MaxInFlight, cfg.BodyTimeout)
+	if cfg.MaxBody < 0 || cfg.MaxInFlight < 0 || cfg.BodyTimeout < 0 || cfg.MaxStreams < 0 || cfg.KeepAlive < 0 {
+		return nil, fmt.Errorf("guard.Config has a negative limit (MaxBody %d, MaxInFlight %d, BodyTimeout %v, MaxStreams %d, KeepAlive %v); use 0 for the default",
+			cfg.MaxBody, cfg.MaxInFlight, cfg.BodyTimeout, cfg.MaxStreams, cfg.KeepAlive)
 	}
 	// The listener's real address is checked too: a "localhost" that resolves to another
 	// machine's address is caught here.
@@ -96,6 +104,8 @@ func Hostile(next http.Handler, cfg Config) (http.Handler, error) {
 		maxBody:     cmp.Or(cfg.MaxBody, DefaultMaxBody),
 		bodyTimeout: cmp.Or(cfg.BodyTimeout, DefaultBodyTimeout),
 		slots:       make(chan struct{}, cmp.Or(cfg.MaxInFlight, DefaultMaxInFlight)),
+		streams:     make(chan struct{}, cmp.Or(cfg.MaxStreams, DefaultMaxStreams)),
+		keepAlive:   cmp.Or(cfg.KeepAlive, DefaultKeepAlive),
 		log:         cmp.Or(cfg.Logger, slog.Default()),
 	}
 	// Room for MaxInFlight bodies of the largest size, each with the one byte more that
@@ -112,6 +122,8 @@ type limits struct {
 	bodyTimeout time.Duration
 	arriving    budget        // bytes of the bodies held: arriving, or of a request not yet answered
 	slots       chan struct{} // a request holds one while it is served
+	streams     chan struct{} // a listen stream holds one while it is open (streams.go)
+	keepAlive   time.Duration
 	log         *slog.Logger
 }
 
@@ -132,9 +144,17 @@ func (g *limits) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	body, err := g.readBody(w, r)
-	defer g.arriving.give(int64(cap(body)))
+	defer func() { g.arriving.give(int64(cap(body))) }()
 	if err != nil {
 		g.refuseBody(w, r, err)
+		return
+	}
+	if isStream(r, body) {
+		opening := body
+		g.arriving.give(int64(cap(body)))
+		body = nil // given back: a stream holds no part of the budget
+		r.Body = whole(opening)
+		g.serveStream(w, r, opening)
 		return
 	}
 
@@ -148,7 +168,7 @@ func (g *limits) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			cap(g.slots)))
 		return
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.Body = whole(body)
 	g.next.ServeHTTP(w, r)
 }
 

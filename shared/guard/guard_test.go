@@ -155,8 +155,8 @@ func checkRefusal(t *testing.T, resp *http.Response, body []byte, status int, ru
 	if err := json.Unmarshal(body, &reply); err != nil {
 		t.Fatalf("body is not JSON: %v\n%s", err, body)
 	}
-	if bytes.Contains(body, []byte(`"id"`)) {
-		t.Errorf(`body has an "id"; a refusal never read one, and MCP has no null ids: %s`, body)
+	if !bytes.Contains(body, []byte(`"id":null`)) {
+		t.Errorf(`body has no "id": null; a refusal never read the request's id, which JSON-RPC answers with null: %s`, body)
 	}
 	if reply.JSONRPC != "2.0" || reply.Error.Code != refusalCode || reply.Error.Message == "" {
 		t.Errorf("not a JSON-RPC error with code %d and a message: %s", refusalCode, body)

@@ -139,9 +139,11 @@ func refuseAt(level slog.Level, log *slog.Logger, w http.ResponseWriter, r *http
 		Message string    `json:"message"`
 		Data    errorData `json:"data"`
 	}
-	// No id: the request's body was never read, and MCP has no null ids.
+	// The request's body was never read, so its id is not known: JSON-RPC 2.0 answers that with
+	// "id": null.
 	var reply struct {
 		JSONRPC string      `json:"jsonrpc"`
+		ID      *string     `json:"id"`
 		Error   errorObject `json:"error"`
 	}
 	reply.JSONRPC = "2.0"

@@ -2,12 +2,13 @@
 // message per request, never a batch, and ids that are strings or integers, never null.
 //
 // mcp-go v1.2.1 is lenient where MCP is strict. It reads a batch as a parse error, takes a
-// request with a null id for a notification, and answers an initialize without a protocol
-// version as if it had asked for 2025-03-26. Like every program that decodes with Go's
-// encoding/json, it also reads {"method":"tools/list","Method":"tools/call"} as a tools/call,
-// where a stricter reader sees a tools/list. Strict reads each message before mcp-go does
-// and answers those itself, the way the specification asks; what passes reaches mcp-go
-// byte for byte.
+// request with a null id for a notification, answers an initialize without a protocol
+// version as if it had asked for 2025-03-26, bounds no string it reads, and echoes an id or
+// a method of any length. Like every program that decodes with Go's encoding/json, it also
+// reads {"method":"tools/list","Method":"tools/call"} as a tools/call, where a stricter reader
+// sees a tools/list. Strict reads each message before mcp-go does and answers those itself,
+// the way the specification asks; what passes reaches mcp-go byte for byte. Lines does the
+// same for stdio, a line at a time, so that a message gets the same answer over both.
 package jsonrpc
 
 import (
@@ -38,9 +39,13 @@ const firstModernVersion = "2026-07-28"
 // disagree on (see ambiguousNames). A POST that is not application/json is refused with 415
 // before its body is read: a web page can send any other body to another site without asking
 // first (see notJSON). Strict reads at most maxBody bytes, and answers a longer body with 413,
-// as it does a message that nests deeper than MaxDepth or holds more than MaxValues values.
-// Everything else reaches next unchanged, with the same body.
-func Strict(next http.Handler, maxBody int64) http.Handler {
+// as it does a message that nests deeper than MaxDepth or holds more than MaxValues values. A
+// string longer than its bound (MaxIDLen, MaxURILen and the rest) is refused without being
+// echoed, and opts add the server's own checks. Everything else reaches next unchanged, with
+// the same body; the answer to a subscriptions/listen opens with its acknowledgement (see
+// ackFirst).
+func Strict(next http.Handler, maxBody int64, opts ...Option) http.Handler {
+	c := newChecks(opts)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			next.ServeHTTP(w, r)
@@ -50,14 +55,7 @@ func Strict(next http.Handler, maxBody int64) http.Handler {
 			http.Error(w, problem, http.StatusUnsupportedMediaType)
 			return
 		}
-		// A body that says its length is read into a buffer of that size, not one that grows
-		// by doubling and leaves its smaller copies behind.
-		var buf bytes.Buffer
-		if r.ContentLength > 0 && r.ContentLength <= maxBody {
-			buf.Grow(int(r.ContentLength) + bytes.MinRead)
-		}
-		_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, maxBody))
-		body := buf.Bytes()
+		body, err := readBody(w, r, maxBody)
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			writeError(w, http.StatusRequestEntityTooLarge, nil, codeInvalidRequest, fmt.Sprintf(
 				"the body is larger than %d bytes; an MCP message is far smaller", maxBody))
@@ -67,30 +65,39 @@ func Strict(next http.Handler, maxBody int64) http.Handler {
 			writeError(w, http.StatusBadRequest, nil, codeInvalidRequest, "cannot read the body: "+err.Error())
 			return
 		}
-		if !json.Valid(body) {
-			writeError(w, http.StatusBadRequest, nil, codeParseError, "the body is not valid JSON")
-			return
-		}
 		// The shape is checked before anything decodes the body: see MaxValues.
-		if problem := tooLarge(body); problem != "" {
-			writeError(w, http.StatusRequestEntityTooLarge, idOf(body), codeInvalidRequest, problem)
-			return
-		}
-		if problem, idKnown := ambiguousNames(body); problem != "" {
-			var id json.RawMessage
-			if idKnown {
-				id = idOf(body)
-			}
-			writeError(w, http.StatusBadRequest, id, codeInvalidRequest, problem)
-			return
-		}
-		if status, id, code, problem := check(body, r.Header); problem != "" {
-			writeError(w, status, id, code, problem)
+		refused, m := refuse(body, r.Header.Get("MCP-Protocol-Version"), c)
+		if refused != nil {
+			refused.write(w)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		if id := m.id(); id != nil && m.method() == ListenMethod {
+			// A listen stream opens with its acknowledgement; see ackFirst.
+			stream := newAckFirst(w, id)
+			next.ServeHTTP(stream, r)
+			stream.finish()
+			return
+		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// readBody reads at most maxBody bytes of a request's body. A body the wall in front has
+// read already (guard.Hostile) is taken as it is, not copied: sixteen bodies of 4 MiB are
+// 64 MiB once, and would be 128 MiB read twice.
+func readBody(w http.ResponseWriter, r *http.Request, maxBody int64) ([]byte, error) {
+	if whole, ok := r.Body.(interface{ Bytes() []byte }); ok && int64(len(whole.Bytes())) <= maxBody {
+		return whole.Bytes(), nil
+	}
+	// A body that says its length is read into a buffer of that size, not one that grows by
+	// doubling and leaves its smaller copies behind.
+	var buf bytes.Buffer
+	if r.ContentLength > 0 && r.ContentLength <= maxBody {
+		buf.Grow(int(r.ContentLength) + bytes.MinRead)
+	}
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, maxBody))
+	return buf.Bytes(), err
 }
 
 // message is any JSON-RPC message, each member kept as the client wrote it; a member that
@@ -170,16 +177,16 @@ func tooLarge(body []byte) string {
 	return ""
 }
 
-// idOf returns the id of a message to answer with, or nil when it has none MCP allows. It
-// decodes nothing else.
+// idOf returns the id of a message to answer with, or nil when it has none MCP allows or one
+// too long to echo (MaxIDLen). It decodes nothing else, and copies no more of a long id.
 func idOf(body []byte) json.RawMessage {
 	var msg struct {
-		ID json.RawMessage `json:"id"`
+		ID *value `json:"id"`
 	}
-	if json.Unmarshal(body, &msg) != nil || !isStringOrInteger(msg.ID) {
+	if json.Unmarshal(body, &msg) != nil || msg.ID == nil || msg.ID.n > MaxIDLen || !isStringOrInteger(json.RawMessage(msg.ID.head)) {
 		return nil
 	}
-	return msg.ID
+	return json.RawMessage(msg.ID.head)
 }
 
 // shape returns how deeply valid JSON nests and how many values it holds: every object,
@@ -246,18 +253,8 @@ func hasProtocolVersion(params json.RawMessage) bool {
 	return json.Unmarshal(params, &p) == nil && p.ProtocolVersion != nil && *p.ProtocolVersion != ""
 }
 
-// writeError answers with a JSON-RPC error. A nil id is left out: the request's id could not
-// be read, and MCP, unlike JSON-RPC, has no null ids, not even in errors.
+// writeError answers with a JSON-RPC error; a nil id is written as null, as JSON-RPC 2.0 asks
+// of an answer whose request's id could not be read.
 func writeError(w http.ResponseWriter, status int, id json.RawMessage, code int, message string) {
-	type errorObject struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id,omitempty"`
-		Error   errorObject     `json:"error"`
-	}{"2.0", id, errorObject{code, message}})
+	(&refusal{status: status, id: id, code: code, message: message}).write(w)
 }

@@ -36,29 +36,29 @@ func TestStrictRefuses(t *testing.T) {
 		body   string
 		header http.Header
 		status int
-		id     string // the answer's id, as JSON; "" for none
+		id     string // the answer's id, as JSON: null when the request's could not be read
 		code   int
 		text   string // in the message
 	}{
-		{`{"jsonrpc":"2.0","id":10,`, nil, 400, "", -32700, "not valid JSON"},
-		{``, nil, 400, "", -32700, "not valid JSON"},
-		{`{"jsonrpc":"2.0","id":1,"method":"ping"}{"jsonrpc":"2.0","id":2,"method":"ping"}`, nil, 400, "", -32700, "not valid JSON"},
-		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, nil, 400, "", -32600, "batches"},
-		{` [] `, nil, 400, "", -32600, "batches"},
-		{`"ping"`, nil, 400, "", -32600, "one JSON-RPC message"},
-		{`7`, nil, 400, "", -32600, "one JSON-RPC message"},
-		{`null`, nil, 400, "", -32600, "one JSON-RPC message"},
+		{`{"jsonrpc":"2.0","id":10,`, nil, 400, "null", -32700, "not valid JSON"},
+		{``, nil, 400, "null", -32700, "not valid JSON"},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"}{"jsonrpc":"2.0","id":2,"method":"ping"}`, nil, 400, "null", -32700, "not valid JSON"},
+		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, nil, 400, "null", -32600, "batches"},
+		{` [] `, nil, 400, "null", -32600, "batches"},
+		{`"ping"`, nil, 400, "null", -32600, "one JSON-RPC message"},
+		{`7`, nil, 400, "null", -32600, "one JSON-RPC message"},
+		{`null`, nil, 400, "null", -32600, "one JSON-RPC message"},
 		{`{"jsonrpc":"1.0","id":11,"method":"ping"}`, nil, 400, "11", -32600, `"2.0"`},
 		{`{"id":11,"method":"ping"}`, nil, 400, "11", -32600, `"2.0"`},
 		{`{"jsonrpc":2,"id":"a","method":"ping"}`, nil, 400, `"a"`, -32600, `"2.0"`},
-		{`{"jsonrpc":"2.0","id":null,"method":"ping"}`, nil, 400, "", -32600, "string or an integer"},
-		{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, nil, 400, "", -32600, "string or an integer"},
-		{`{"jsonrpc":"2.0","id":{},"method":"ping"}`, nil, 400, "", -32600, "string or an integer"},
-		{`{"jsonrpc":"2.0","id":[1],"method":"ping"}`, nil, 400, "", -32600, "string or an integer"},
-		{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, nil, 400, "", -32600, "string or an integer"},
-		{`{"jsonrpc":"2.0","id":1e400,"method":"ping"}`, nil, 400, "", -32600, "string or an integer"},
+		{`{"jsonrpc":"2.0","id":null,"method":"ping"}`, nil, 400, "null", -32600, "string or an integer"},
+		{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, nil, 400, "null", -32600, "string or an integer"},
+		{`{"jsonrpc":"2.0","id":{},"method":"ping"}`, nil, 400, "null", -32600, "string or an integer"},
+		{`{"jsonrpc":"2.0","id":[1],"method":"ping"}`, nil, 400, "null", -32600, "string or an integer"},
+		{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, nil, 400, "null", -32600, "string or an integer"},
+		{`{"jsonrpc":"2.0","id":1e400,"method":"ping"}`, nil, 400, "null", -32600, "string or an integer"},
 		{`{"jsonrpc":"2.0","id":12}`, nil, 400, "12", -32600, `"method" is missing`},
-		{`{"jsonrpc":"2.0"}`, nil, 400, "", -32600, `"method" is missing`},
+		{`{"jsonrpc":"2.0"}`, nil, 400, "null", -32600, `"method" is missing`},
 		{`{"jsonrpc":"2.0","id":12,"method":5}`, nil, 400, "12", -32600, `"method" must be a string`},
 		{`{"jsonrpc":"2.0","id":12,"method":null}`, nil, 400, "12", -32600, `"method" must be a string`},
 		{`{"jsonrpc":"2.0","id":1,"method":"initialize"}`, nil, 200, "1", -32602, "params.protocolVersion"},
@@ -67,7 +67,7 @@ func TestStrictRefuses(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":""}}`, nil, 200, "1", -32602, "params.protocolVersion"},
 		{`{"jsonrpc":"2.0","id":"x","method":"initialize","params":{"protocolVersion":5}}`, nil, 200, `"x"`, -32602, "params.protocolVersion"},
 		{`{"jsonrpc":"2.0","id":1,"method":"initialize"}`, http.Header{"Mcp-Protocol-Version": {"2025-11-25"}}, 200, "1", -32602, "params.protocolVersion"},
-		{`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 100) + `"}}`, nil, 413, "", -32600, "larger than 100 bytes"},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 100) + `"}}`, nil, 413, "null", -32600, "larger than 100 bytes"},
 		// Names two JSON readers could read as two different messages (see ambiguousNames).
 		{`{"jsonrpc":"2.0","id":1,"method":"ping","Method":"x"}`, nil, 400, "1", -32600, "differ only in case"},
 		{`{"jsonrpc":"2.0","id":1,"method":"ping","method":"x"}`, nil, 400, "1", -32600, "appears twice"},
@@ -75,10 +75,10 @@ func TestStrictRefuses(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"Method":"ping"}`, nil, 400, "1", -32600, `must be written "method"`},
 		{`{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":[{"k":1,"\u212A":2}]}}`, nil, 400, "1", -32600, "differ only in case"},
 		{`{"jsonrpc":"2.0","id":1,"method":"x","params":{"n":1e400,"a":1,"a":2}}`, nil, 400, "1", -32600, "appears twice"},
-		{`{"jsonrpc":"2.0","ID":1,"method":"ping"}`, nil, 400, "", -32600, `must be written "id"`},
-		{`{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}`, nil, 400, "", -32600, "appears twice"},
-		{`{"jsonrpc":"2.0","id":1,"Id":2,"method":"ping"}`, nil, 400, "", -32600, "differ only in case"},
-		{`{"jsonrpc":"2.0","Method":"x","id":1,"ID":2}`, nil, 400, "", -32600, `must be written "method"`},
+		{`{"jsonrpc":"2.0","ID":1,"method":"ping"}`, nil, 400, "null", -32600, `must be written "id"`},
+		{`{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}`, nil, 400, "null", -32600, "appears twice"},
+		{`{"jsonrpc":"2.0","id":1,"Id":2,"method":"ping"}`, nil, 400, "null", -32600, "differ only in case"},
+		{`{"jsonrpc":"2.0","Method":"x","id":1,"ID":2}`, nil, 400, "null", -32600, `must be written "method"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.body, func(t *testing.T) {

@@ -11,6 +11,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"vaultmcp/shared/jsonrpc"
 )
 
 // DrainTimeout bounds how long a stopping server waits for the requests under way. A search
@@ -21,10 +23,6 @@ const DrainTimeout = 10 * time.Second
 // cancelGrace is how long a request that was cancelled has to send its answer (an error)
 // before its connection is closed under it.
 const cancelGrace = 2 * time.Second
-
-// listenMethod is the 2026-07-28 request whose answer is a stream that lasts as long as its
-// client wants notifications.
-const listenMethod = "subscriptions/listen"
 
 // HTTP serves srv on ln until ctx ends, then shuts srv down as http.Server.Shutdown describes
 // it: the listener closes, so no new connection is accepted; idle connections close; and each
@@ -85,7 +83,7 @@ func serveHTTP(ctx context.Context, srv *http.Server, ln net.Listener, logger *s
 // against the body; the 2025 revisions have no such stream.
 func endingStreams(next http.Handler, streams context.Context) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Mcp-Method") == listenMethod {
+		if r.Header.Get("Mcp-Method") == jsonrpc.ListenMethod {
 			ctx, cancel := context.WithCancel(r.Context())
 			defer cancel()
 			stop := context.AfterFunc(streams, cancel)

@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"vaultmcp/shared/jsonrpc"
 )
 
 // Stdio serves MCP on stdin and stdout with listen, a transport's own loop such as mcp-go's
@@ -16,39 +18,50 @@ import (
 // takes no new message, and waits for every request it has read to be answered, for at most
 // DrainTimeout, before it lets listen see the end of its input.
 //
-// A message is a line, and a line longer than maxLine bytes ends the input with an error: a
-// transport reads a whole line before it parses it, and a line never ended would fill memory.
+// A message is a line, and each line is checked as jsonrpc.Strict checks an HTTP body (see
+// jsonrpc.Lines, which takes the same options as Strict) before listen reads it, so that a
+// message gets the same answer over either transport. A line refused is answered here, and listen never sees it. A line longer than
+// maxLine bytes is not even kept: its bytes are dropped as they arrive, and once its newline
+// comes it is answered with an error, and the server reads on from the next line.
 //
 // Closing stdin is how a client ends a server it started, and it still wants the answers it
 // asked for. mcp-go cancels every request under way as soon as its input ends or its context
 // does, so listen gets neither at once: its context is never cancelled, and its input ends
 // only once the answers are written. A subscriptions/listen request is not waited for: its
-// answer comes when the stream ends, which is when listen cancels it.
-func Stdio(ctx context.Context, listen func(context.Context, io.Reader, io.Writer) error, stdin io.Reader, stdout io.Writer, maxLine int, logger *slog.Logger) error {
-	return serveStdio(ctx, listen, stdin, stdout, maxLine, logger, DrainTimeout)
+// answer comes when the stream ends, which is when listen cancels it. Until then its
+// acknowledgement comes first, as SEP-2575 asks, which mcp-go does not ensure on its own.
+func Stdio(ctx context.Context, listen func(context.Context, io.Reader, io.Writer) error, stdin io.Reader, stdout io.Writer, maxLine int, logger *slog.Logger, checks ...jsonrpc.Option) error {
+	return serveStdio(ctx, listen, stdin, stdout, maxLine, logger, DrainTimeout, checks...)
 }
 
-func serveStdio(ctx context.Context, listen func(context.Context, io.Reader, io.Writer) error, stdin io.Reader, stdout io.Writer, maxLine int, logger *slog.Logger, limit time.Duration) error {
-	waiting := &unanswered{ids: map[string]int{}}
-	in := &drainingInput{stop: ctx.Done(), src: stdin, maxLine: maxLine, waiting: waiting, logger: logger, limit: limit}
-	return listen(context.WithoutCancel(ctx), in, &answerWatcher{dst: stdout, waiting: waiting})
+func serveStdio(ctx context.Context, listen func(context.Context, io.Reader, io.Writer) error, stdin io.Reader, stdout io.Writer, maxLine int, logger *slog.Logger, limit time.Duration, checks ...jsonrpc.Option) error {
+	waiting := &unanswered{ids: map[string]int{}, listens: map[string]bool{}, held: map[string][]byte{}}
+	out := &answerWatcher{dst: stdout, waiting: waiting}
+	in := &drainingInput{stop: ctx.Done(), src: stdin, check: jsonrpc.NewLines(maxLine, checks...), maxLine: maxLine,
+		waiting: waiting, answer: out.answer, logger: logger, limit: limit}
+	return listen(context.WithoutCancel(ctx), in, out)
 }
 
-// drainingInput passes stdin through, noting each request it reads; at the end of stdin, or
-// when stop closes, it waits for the requests to be answered before it ends.
+// drainingInput passes stdin through, line by line, noting each request it passes and
+// answering the lines it refuses; at the end of stdin, or when stop closes, it waits for the
+// requests to be answered before it ends.
 type drainingInput struct {
 	stop    <-chan struct{}
 	src     io.Reader
+	check   *jsonrpc.Lines
 	maxLine int
 	waiting *unanswered
+	answer  func(line []byte) // writes a line to stdout, between the server's own
 	logger  *slog.Logger
 	limit   time.Duration
 
-	start  sync.Once
-	chunks chan chunk // from the goroutine that reads src
-	rest   []byte     // of the last chunk, not yet read
-	end    error      // once set, what every Read returns
-	lines  lineBuffer
+	start    sync.Once
+	chunks   chan chunk // from the goroutine that reads src
+	ready    []byte     // lines passed, not yet read
+	line     []byte     // the line arriving, until its newline
+	dropping bool       // the line arriving is too long, and is being dropped
+	eof      error      // how stdin ended, once it has
+	end      error      // once set, what every Read returns
 }
 
 type chunk struct {
@@ -57,9 +70,6 @@ type chunk struct {
 }
 
 func (in *drainingInput) Read(p []byte) (int, error) {
-	if in.end != nil {
-		return 0, in.end
-	}
 	// src is read on a goroutine of its own, so that a signal can end the input while a read
 	// of stdin is blocked; that read is abandoned, and the process exits without it.
 	in.start.Do(func() {
@@ -75,39 +85,74 @@ func (in *drainingInput) Read(p []byte) (int, error) {
 			}
 		}()
 	})
-	for len(in.rest) == 0 {
+	for len(in.ready) == 0 {
+		switch {
+		case in.end != nil:
+			return 0, in.end
+		case in.eof != nil:
+			return 0, in.finish(in.eof, "stopping: stdin closed")
+		}
 		select {
 		case c := <-in.chunks:
-			in.rest = c.data
-			if c.err != nil && len(c.data) == 0 {
-				return 0, in.finish(c.err, "stopping: stdin closed")
-			}
+			in.take(c.data)
 			if c.err != nil {
-				// Pass the data on now, and the error on the next read.
-				in.chunks = closedWith(c.err)
+				// The last line may lack its newline; it is a line all the same.
+				if len(in.line) > 0 || in.dropping {
+					in.take([]byte("\n"))
+				}
+				in.eof = c.err
 			}
 		case <-in.stop:
 			return 0, in.finish(io.EOF, "stopping")
 		}
 	}
-	n := copy(p, in.rest)
-	in.rest = in.rest[n:]
-	longest := 0
-	for _, line := range in.lines.add(p[:n]) {
-		in.waiting.request(line)
-		longest = max(longest, len(line))
-	}
-	if max(longest, len(in.lines.partial)) > in.maxLine {
-		return n, in.finish(fmt.Errorf("a message on stdin is longer than %d bytes; messages end with a newline, and none is this long", in.maxLine), "")
-	}
+	n := copy(p, in.ready)
+	in.ready = in.ready[n:]
 	return n, nil
 }
 
-// closedWith returns a channel that gives a chunk holding err, as the reading goroutine would.
-func closedWith(err error) chan chunk {
-	c := make(chan chunk, 1)
-	c <- chunk{err: err}
-	return c
+// take cuts data into lines, and passes on, answers or drops each whole line.
+func (in *drainingInput) take(data []byte) {
+	for len(data) > 0 {
+		end := bytes.IndexByte(data, '\n')
+		part := data
+		if end >= 0 {
+			part = data[:end]
+		}
+		if !in.dropping {
+			in.line = append(in.line, part...)
+			if len(in.line) > in.maxLine {
+				in.dropping, in.line = true, nil
+			}
+		}
+		if end < 0 {
+			return
+		}
+		data = data[end+1:]
+		switch {
+		case in.dropping:
+			in.logger.Warn("a message on stdin is too long; skipped it", "limit", in.maxLine)
+			in.answer(in.check.TooLong())
+			in.dropping = false
+		default:
+			in.pass(in.line)
+		}
+		in.line = in.line[:0]
+	}
+}
+
+// pass hands a line on to the server, unless the checks refuse it.
+func (in *drainingInput) pass(line []byte) {
+	answer, ok := in.check.Check(line)
+	if !ok {
+		if answer != nil {
+			in.answer(answer)
+		}
+		return
+	}
+	in.waiting.request(line)
+	in.ready = append(in.ready, line...)
+	in.ready = append(in.ready, '\n')
 }
 
 // finish waits until every request read has been answered, or the limit has passed, and
@@ -131,7 +176,8 @@ func (in *drainingInput) finish(err error, why string) error {
 	return err
 }
 
-// answerWatcher passes the server's messages through to stdout, noting each answer.
+// answerWatcher passes the server's messages through to stdout, a whole line at a time,
+// noting each answer. It writes the lines drainingInput answers too, between the server's.
 type answerWatcher struct {
 	mu      sync.Mutex
 	dst     io.Writer
@@ -142,11 +188,21 @@ type answerWatcher struct {
 func (w *answerWatcher) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	n, err := w.dst.Write(p)
-	for _, line := range w.lines.add(p[:n]) {
-		w.waiting.answer(line)
+	for _, line := range w.lines.add(p) {
+		for _, out := range w.waiting.answer(line) {
+			if _, err := w.dst.Write(append(out, '\n')); err != nil {
+				return 0, err
+			}
+		}
 	}
-	return n, err
+	return len(p), nil
+}
+
+// answer writes one line that ends with its newline.
+func (w *answerWatcher) answer(line []byte) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.dst.Write(line)
 }
 
 // lineBuffer cuts a stream into lines, keeping the start of a line until its end arrives.
@@ -170,11 +226,16 @@ func (b *lineBuffer) add(p []byte) [][]byte {
 	}
 }
 
-// unanswered counts the requests read and not yet answered, by id.
+// unanswered counts the requests read and not yet answered, by id. It also keeps each open
+// listen stream's acknowledgement first: mcp-go writes the acknowledgement from one goroutine
+// and the answer from another, so the answer of a listen that grants nothing, which comes at
+// once, can come first. Such an answer waits in held until its acknowledgement has gone.
 type unanswered struct {
-	mu   sync.Mutex
-	ids  map[string]int
-	idle chan struct{} // closed when ids empties; nil while it is empty
+	mu      sync.Mutex
+	ids     map[string]int
+	idle    chan struct{}     // closed when ids empties; nil while it is empty
+	listens map[string]bool   // listen requests by id, true once acknowledged
+	held    map[string][]byte // the answers of listen requests not yet acknowledged
 }
 
 // message is what tells a request from an answer: a request has a method and an id, an
@@ -182,11 +243,16 @@ type unanswered struct {
 type message struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
+	Params struct {
+		Meta struct {
+			SubscriptionID json.RawMessage `json:"io.modelcontextprotocol/subscriptionId"`
+		} `json:"_meta"`
+	} `json:"params"`
 }
 
 func (u *unanswered) request(line []byte) {
 	var m message
-	if json.Unmarshal(line, &m) != nil || m.Method == "" || m.Method == listenMethod {
+	if json.Unmarshal(line, &m) != nil || m.Method == "" {
 		return
 	}
 	key, ok := idKey(m.ID)
@@ -195,25 +261,54 @@ func (u *unanswered) request(line []byte) {
 	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	if m.Method == jsonrpc.ListenMethod {
+		u.listens[key] = false
+		return
+	}
 	if len(u.ids) == 0 {
 		u.idle = make(chan struct{})
 	}
 	u.ids[key]++
 }
 
-func (u *unanswered) answer(line []byte) {
+// answer notes a line the server writes, and returns the lines to write in its place: itself,
+// nothing while it waits for an acknowledgement, or an acknowledgement and the answer that
+// waited for it.
+func (u *unanswered) answer(line []byte) [][]byte {
+	line = bytes.Clone(line)
 	var m message
-	if json.Unmarshal(line, &m) != nil || m.Method != "" {
-		return
-	}
-	key, ok := idKey(m.ID)
-	if !ok {
-		return
+	if json.Unmarshal(line, &m) != nil {
+		return [][]byte{line}
 	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	if m.Method == ackMethod {
+		key, ok := idKey(m.Params.Meta.SubscriptionID)
+		if acked, listening := u.listens[key]; ok && listening && !acked {
+			u.listens[key] = true
+			if held, ok := u.held[key]; ok {
+				delete(u.held, key)
+				delete(u.listens, key)
+				return [][]byte{line, held}
+			}
+		}
+		return [][]byte{line}
+	}
+	key, ok := idKey(m.ID)
+	if m.Method != "" || !ok {
+		return [][]byte{line} // a notification
+	}
+	if acked, listening := u.listens[key]; listening {
+		var failed struct{ Error json.RawMessage }
+		if json.Unmarshal(line, &failed); !acked && failed.Error == nil {
+			u.held[key] = line
+			return nil
+		}
+		delete(u.listens, key)
+		return [][]byte{line}
+	}
 	if u.ids[key] == 0 {
-		return // the answer to a listen stream, or to nothing this side counted
+		return [][]byte{line} // the answer to nothing this side counted
 	}
 	if u.ids[key]--; u.ids[key] == 0 {
 		delete(u.ids, key)
@@ -222,7 +317,11 @@ func (u *unanswered) answer(line []byte) {
 		close(u.idle)
 		u.idle = nil
 	}
+	return [][]byte{line}
 }
+
+// ackMethod is the notification every listen stream opens with.
+const ackMethod = "notifications/subscriptions/acknowledged"
 
 func (u *unanswered) count() int {
 	u.mu.Lock()

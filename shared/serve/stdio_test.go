@@ -3,6 +3,8 @@ package serve
 import (
 	"bufio"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -11,6 +13,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"vaultmcp/shared/jsonrpc"
 )
 
 // stdioSession runs serveStdio over mcp-go's StdioServer with one tool, slow, which answers
@@ -141,22 +145,107 @@ func TestIDKey(t *testing.T) {
 	}
 }
 
-// TestLinesAreBounded: a line over the bound ends the input with an error that says why; the
-// bound is per line, not per stream.
+// TestLinesAreBounded: a line over the bound is answered with an error that says why, and
+// skipped; the lines around it pass, and the bound is per line, not per stream.
 func TestLinesAreBounded(t *testing.T) {
-	read := func(input string, max int) error {
-		in := &drainingInput{src: strings.NewReader(input), maxLine: max, waiting: &unanswered{ids: map[string]int{}},
-			logger: slog.New(slog.DiscardHandler), limit: time.Second}
-		_, err := io.ReadAll(in)
-		return err
+	read := func(input string, max int) (passed, answered string) {
+		var answers strings.Builder
+		in := &drainingInput{src: strings.NewReader(input), check: jsonrpc.NewLines(max), maxLine: max,
+			waiting: &unanswered{ids: map[string]int{}, listens: map[string]bool{}, held: map[string][]byte{}},
+			answer:  func(line []byte) { answers.Write(line) }, logger: slog.New(slog.DiscardHandler), limit: time.Second}
+		got, err := io.ReadAll(in)
+		if err != nil {
+			t.Fatalf("reading %.40q: %v", input, err)
+		}
+		return string(got), answers.String()
 	}
-	if err := read("short\nlines\nonly\n", 5); err != nil {
-		t.Errorf("lines within the bound: %v", err)
+	ping := func(id int) string { return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id) }
+	if passed, answered := read(ping(1)+"\n"+ping(2)+"\n", 40); passed != ping(1)+"\n"+ping(2)+"\n" || answered != "" {
+		t.Errorf("lines within the bound: passed %q, answered %q", passed, answered)
 	}
-	if err := read("short\n"+strings.Repeat("x", 6)+"\n", 5); err == nil || !strings.Contains(err.Error(), "longer than 5 bytes") {
-		t.Errorf("a line over the bound: %v; want an error saying so", err)
+	long := `{"jsonrpc":"2.0","id":3,"method":"ping","params":{"pad":"` + strings.Repeat("x", 100) + `"}}`
+	passed, answered := read(ping(1)+"\n"+long+"\n"+ping(2)+"\n", 40)
+	if passed != ping(1)+"\n"+ping(2)+"\n" {
+		t.Errorf("the lines around a long one: passed %q; want both", passed)
 	}
-	if err := read(strings.Repeat("12345\n", 10_000), 5); err != nil {
-		t.Errorf("many short lines: %v", err)
+	var answer struct {
+		ID    json.RawMessage
+		Error struct{ Code int }
+	}
+	if json.Unmarshal([]byte(answered), &answer) != nil || string(answer.ID) != "null" || answer.Error.Code != -32600 ||
+		!strings.Contains(answered, "longer than 40 bytes") || strings.Count(answered, "\n") != 1 {
+		t.Errorf("a line over the bound was answered %q; want one error with id null that says why", answered)
+	}
+	if passed, _ := read(strings.Repeat(ping(7)+"\n", 10_000), 40); strings.Count(passed, "\n") != 10_000 {
+		t.Errorf("many short lines: %d passed", strings.Count(passed, "\n"))
+	}
+	if passed, answered := read(ping(1), 40); passed != ping(1)+"\n" || answered != "" {
+		t.Errorf("a last line without its newline: passed %q, answered %q", passed, answered)
+	}
+	if passed, answered := read(strings.Repeat("x", 1<<20), 40); passed != "" || !strings.Contains(answered, "longer than") {
+		t.Errorf("a last line too long, without its newline: passed %q, answered %q", passed, answered)
+	}
+}
+
+// TestStdioListenAcknowledgedFirst: 200 listen requests that grant nothing, which mcp-go
+// answers at once from one goroutine while it writes their acknowledgements from another. Each
+// acknowledgement still comes before its answer.
+func TestStdioListenAcknowledgedFirst(t *testing.T) {
+	stdin, answers, _, done := stdioSession(t, t.Context(), nil, io.Discard, time.Minute)
+	const n = 200
+	go func() {
+		for i := range n {
+			fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":%d,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+
+				`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`+"\n", i+1)
+		}
+	}()
+	acked := map[string]bool{}
+	late := 0
+	for range 2 * n {
+		var m struct {
+			ID     json.RawMessage
+			Method string
+			Params struct {
+				Meta struct {
+					SubscriptionID json.RawMessage `json:"io.modelcontextprotocol/subscriptionId"`
+				} `json:"_meta"`
+			}
+		}
+		line := receive(t, answers, "line")
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		switch {
+		case m.Method == ackMethod:
+			acked[string(m.Params.Meta.SubscriptionID)] = true
+		case !acked[string(m.ID)]:
+			late++
+			t.Logf("the answer came before the acknowledgement: %s", line)
+		}
+	}
+	if late > 0 {
+		t.Errorf("%d of %d listen answers came before their acknowledgement", late, n)
+	}
+	stdin.Close()
+	receive(t, done, "return from serveStdio")
+}
+
+// TestStdioSkipsALongLine: a line over the bound gets an error with a null id, and the server
+// answers the next line as usual.
+func TestStdioSkipsALongLine(t *testing.T) {
+	stdin, answers, _, done := stdioSession(t, t.Context(), nil, io.Discard, time.Minute)
+	go func() {
+		io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"`+strings.Repeat("x", 2<<20)+`"}}`+"\n")
+		io.WriteString(stdin, `{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\n")
+	}()
+	if got := receive(t, answers, "answer"); !strings.Contains(got, `"id":null`) || !strings.Contains(got, "longer than 1048576 bytes") {
+		t.Errorf("the long line got %s", got)
+	}
+	if got := receive(t, answers, "answer"); !strings.Contains(got, `"id":2,"result":{}`) {
+		t.Errorf("the next line got %s", got)
+	}
+	stdin.Close()
+	if err := receive(t, done, "return from serveStdio"); err != nil {
+		t.Errorf("serveStdio = %v; want nil", err)
 	}
 }

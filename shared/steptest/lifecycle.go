@@ -18,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"vaultmcp/shared/jsonrpc"
 	"vaultmcp/shared/ollamatest"
 )
 
@@ -196,7 +197,7 @@ func (s *Stdio) Close() {
 }
 
 // ServeStdio is a step's serveStdio function.
-type ServeStdio func(ctx context.Context, mcpServer *server.MCPServer, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error
+type ServeStdio func(ctx context.Context, mcpServer *server.MCPServer, stdin io.Reader, stdout io.Writer, logger *slog.Logger, checks ...jsonrpc.Option) error
 
 // FinishesOverStdio checks that serveStdio answers a request still running when stdin closes,
 // before it returns: a client that closes stdin still wants the answers it asked for. The

@@ -361,8 +361,8 @@ func (v *Vault) walk(fn func(p string, d fs.DirEntry, info fs.FileInfo) error, s
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil && p != "." && d != nil && d.IsDir():
-			if !errors.Is(err, fs.ErrNotExist) { // else removed while we looked
-				skipped[p] = reason(err).Error()
+			if why := unreadableFolder(p, err); why != "" {
+				skipped[p] = why
 			}
 			return fs.SkipDir
 		case err != nil || p == ".":
@@ -393,6 +393,20 @@ func (v *Vault) walk(fn func(p string, d fs.DirEntry, info fs.FileInfo) error, s
 	defer v.mu.Unlock()
 	v.skipped = skipped
 	return nil
+}
+
+// unreadableFolder says why the folder at p, listed in its parent, could not be read, or
+// returns "" when it was removed meanwhile. Windows drops a dot or a space at the end of a
+// name, so there a folder named "Drafts." is listed but not found when opened, as if removed:
+// its name, not a removal, is the reason, and the folders SkippedFolders lists say so.
+func unreadableFolder(p string, err error) string {
+	if !errors.Is(err, fs.ErrNotExist) {
+		return reason(err).Error()
+	}
+	if name := path.Base(p); strings.HasSuffix(name, ".") || strings.HasSuffix(name, " ") {
+		return "its name ends in a dot or a space, which Windows drops, so the folder cannot be opened there; rename it to have its notes indexed"
+	}
+	return ""
 }
 
 // noteFile reports whether the entry d at p, named like a note, is one: a regular file, or a

@@ -13,7 +13,8 @@
 //   - One save is several events (an editor writes a temp file and renames it over the
 //     note; a sync tool writes in chunks). A path's events are held until the path has been
 //     quiet for the debounce window, and then the disk says what happened: the note is
-//     there (Updated) or it is not (Removed).
+//     there (Updated), it is not (Removed), or its name now holds something else, such as a
+//     named pipe (NotNote).
 //
 // A rename comes out as Removed for the old path and Updated for the new one. Linux pairs
 // the two halves of a rename, but fsnotify does not pass the pairing on, and a note moved in
@@ -46,6 +47,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"vaultmcp/shared/vault"
 )
 
 // DefaultDebounce is the quiet time a path needs before its change comes out.
@@ -70,6 +73,10 @@ const (
 	// Rescan: events were lost, because the system's event queue overflowed or the watcher
 	// failed. Path is empty. Compare the index with the disk to catch up.
 	Rescan
+	// NotNote: the path is named like a note but holds something else, which Why names: a
+	// folder, a named pipe, a link that leads outside the vault. Nothing was removed, though a
+	// note the consumer holds under that name is gone, as for Removed.
+	NotNote
 )
 
 func (o Op) String() string {
@@ -80,6 +87,8 @@ func (o Op) String() string {
 		return "removed"
 	case Rescan:
 		return "rescan"
+	case NotNote:
+		return "not a note"
 	}
 	return fmt.Sprintf("Op(%d)", int(o))
 }
@@ -89,11 +98,16 @@ type Change struct {
 	Op Op
 	// Path is vault-relative with '/', as vault.Notes lists it.
 	Path string
+	// Why says what a NotNote path holds instead of a note, such as "a named pipe".
+	Why string
 }
 
 func (c Change) String() string {
-	if c.Path == "" {
+	switch {
+	case c.Path == "":
 		return c.Op.String()
+	case c.Why != "":
+		return c.Path + " is " + c.Op.String() + ": " + c.Why
 	}
 	return c.Op.String() + " " + c.Path
 }
@@ -318,6 +332,11 @@ func (w *Watcher) handle(ev fsnotify.Event) error {
 		}
 		return nil
 	case !visible(rel):
+		if ev.Has(fsnotify.Create) {
+			if info, err := w.root.Lstat(filepath.FromSlash(rel)); err == nil && info.IsDir() {
+				w.leftOut(rel)
+			}
+		}
 		return nil
 	}
 
@@ -367,8 +386,11 @@ func (w *Watcher) settle(p string) Change {
 	case err == nil && info.Mode().IsRegular():
 		w.notes[p] = true
 		return Change{Op: Updated, Path: p}
-	case err == nil, errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
-		// Gone, or its name now belongs to a folder or something else that is not a note.
+	case err == nil:
+		// Its name now belongs to a folder or something else that is not a note.
+		delete(w.notes, p)
+		return Change{Op: NotNote, Path: p, Why: fileKind(info.Mode())}
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 		delete(w.notes, p)
 		return Change{Op: Removed, Path: p}
 	}
@@ -376,12 +398,43 @@ func (w *Watcher) settle(p string) Change {
 		// A link that leads outside the vault, which os.Root refuses: not a note, as for
 		// vault.Notes.
 		delete(w.notes, p)
-		return Change{Op: Removed, Path: p}
+		return Change{Op: NotNote, Path: p, Why: "a link that leads outside the vault"}
 	}
 	// Something else went wrong, such as "permission denied". The note may well be there:
 	// let the consumer read it, which reports the same failure in its own words.
 	w.log.Warn("cannot tell whether a note changed; reporting it as updated", "path", p, "err", err)
 	return Change{Op: Updated, Path: p}
+}
+
+// fileKind names what a file that is not a regular one is, for a NotNote change.
+func fileKind(mode fs.FileMode) string {
+	switch {
+	case mode.IsDir():
+		return "a folder"
+	case mode&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case mode&fs.ModeSocket != 0:
+		return "a socket"
+	case mode&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
+}
+
+// leftOut logs a folder that is not watched although it is not hidden: its name is one
+// vault.CleanPath refuses, such as one that ends in a dot or a space, which Windows drops.
+// vault lists its notes with the reason, for index_status; the log says that their changes
+// will not be seen either. A hidden folder (.obsidian, .git) is left out without a word.
+func (w *Watcher) leftOut(folder string) {
+	name := path.Base(folder)
+	if strings.HasPrefix(name, ".") {
+		return
+	}
+	reason := "its name ends in a dot or a space, which Windows drops"
+	if _, err := vault.CleanPath(folder); !strings.HasSuffix(name, ".") && !strings.HasSuffix(name, " ") && err != nil {
+		reason = err.Error()
+	}
+	w.log.Warn("not watching a folder whose name no path can send; rename it to have its notes indexed", "folder", folder, "reason", reason)
 }
 
 // scan watches the folder top and every folder below it, and calls found with each note in
@@ -418,6 +471,7 @@ func (w *Watcher) scan(top string, found func(note string)) error {
 				found(p)
 			}
 		case p != "." && !visible(p):
+			w.leftOut(p)
 			return fs.SkipDir
 		default:
 			if w.spend(p, true) != nil {

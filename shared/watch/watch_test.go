@@ -361,7 +361,7 @@ func TestSymlinks(t *testing.T) {
 	if err := os.Symlink(outside, v.path("Escape.md")); err != nil {
 		t.Fatal(err)
 	}
-	v.expect(updated("Link.md"), removed("Escape.md"))
+	v.expect(updated("Link.md"), Change{Op: NotNote, Path: "Escape.md", Why: "a link that leads outside the vault"})
 }
 
 func TestObsidianTrash(t *testing.T) {

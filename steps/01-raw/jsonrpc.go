@@ -31,7 +31,7 @@ type message struct {
 
 type response struct {
 	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id,omitempty"` // left out when the request's id could not be read
+	ID      json.RawMessage `json:"id"` // null when the request's id could not be read, as JSON-RPC 2.0 asks
 	Result  any             `json:"result,omitempty"`
 	Error   *rpcError       `json:"error,omitempty"`
 }

@@ -253,8 +253,8 @@ func TestBadInputGetsAnErrorAndTheServerKeepsServing(t *testing.T) {
 		if msg["error"] == nil {
 			t.Errorf("body %q: status %d, %v; want a JSON-RPC error", body, resp.StatusCode, msg)
 		}
-		if id, ok := msg["id"]; ok && id == nil {
-			t.Errorf("body %q: the error has \"id\": null; MCP leaves out an id it could not read", body)
+		if _, ok := msg["id"]; !ok {
+			t.Errorf("body %q: the error has no \"id\"; JSON-RPC 2.0 answers an id it could not read with null", body)
 		}
 	}
 	if _, msg := post(t, url, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); msg["result"] == nil {
@@ -306,13 +306,13 @@ func TestOnlyJSONIsTaken(t *testing.T) {
 
 // TestAmbiguousNamesAreRefused: a message that two JSON readers could read as two different
 // messages is refused with -32600 before anything runs, and its id comes back only when the
-// id itself is certain. A message whose names are all distinct is served.
+// id itself is certain (null otherwise). A message whose names are all distinct is served.
 func TestAmbiguousNamesAreRefused(t *testing.T) {
 	url, log := startLogged(t)
 	args := `"arguments":{"text":"ran"}`
 	for _, c := range []struct {
 		body string
-		id   any // nil: no id in the answer
+		id   any // nil: "id": null, as JSON-RPC answers a message whose id it cannot read
 	}{
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/list","Method":"tools/call","params":{"name":"echo",` + args + `}}`, 1.0},
 		{`{"jsonrpc":"2.0","id":2,"Method":"tools/call","params":{"name":"echo",` + args + `}}`, 2.0},
@@ -336,7 +336,7 @@ func TestAmbiguousNamesAreRefused(t *testing.T) {
 			t.Errorf("%s: %d %v; want 400 and -32600", c.body, resp.StatusCode, msg)
 			continue
 		}
-		if id, hasID := msg["id"]; id != c.id || (c.id == nil && hasID) {
+		if id, hasID := msg["id"]; id != c.id || !hasID {
 			t.Errorf("%s: the answer's id is %v; want %v", c.body, msg["id"], c.id)
 		}
 	}

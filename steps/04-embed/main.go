@@ -78,21 +78,21 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	addTools(mcpServer, notes, index)
 	addResources(mcpServer, hooks, notes, logger)
 
-	return serveMCP(ctx, cfg, mcpServer, stdin, stdout, logger)
+	return serveMCP(ctx, cfg, mcpServer, findNotes(notes), stdin, stdout, logger)
 }
 
 // serveMCP serves over the transport cfg names until ctx ends or a stdio client closes
 // stdin, and returns once the requests under way have finished. Over HTTP it takes the port
 // first.
-func serveMCP(ctx context.Context, cfg config, mcpServer *server.MCPServer, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error {
+func serveMCP(ctx context.Context, cfg config, mcpServer *server.MCPServer, resources jsonrpc.Option, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error {
 	if cfg.transport == "stdio" {
-		return serveStdio(ctx, mcpServer, stdin, stdout, logger)
+		return serveStdio(ctx, mcpServer, stdin, stdout, logger, resources)
 	}
 	ln, err := listen(cfg.addr)
 	if err != nil {
 		return err
 	}
-	srv, err := newHTTPServer(ln, mcpServer, logger)
+	srv, err := newHTTPServer(ln, mcpServer, resources, logger)
 	if err != nil {
 		ln.Close()
 		return err
@@ -131,7 +131,7 @@ func listen(addr string) (net.Listener, error) {
 // newHTTPServer puts two checks in front of mcp-go. jsonrpc.Strict answers the messages MCP
 // forbids and mcp-go would accept. guard.Local refuses a request from a web page (Origin) or
 // addressed to another name (Host).
-func newHTTPServer(ln net.Listener, mcpServer *server.MCPServer, logger *slog.Logger) (*http.Server, error) {
+func newHTTPServer(ln net.Listener, mcpServer *server.MCPServer, resources jsonrpc.Option, logger *slog.Logger) (*http.Server, error) {
 	// Stateless: no session ids, every POST stands alone. This server never sends anything
 	// unasked, so GET, which would open that stream, is refused with 405.
 	mcpHandler := server.NewStreamableHTTPServer(mcpServer,
@@ -139,7 +139,7 @@ func newHTTPServer(ln net.Listener, mcpServer *server.MCPServer, logger *slog.Lo
 		server.WithDisableStreaming(true),
 		server.WithStreamableHTTPLogger(logger), // mcp-go's own lines, in the same format
 	)
-	local, err := guard.Local(jsonrpc.Strict(mcpHandler, guard.DefaultMaxBody), ln.Addr(), logger)
+	local, err := guard.Local(jsonrpc.Strict(mcpHandler, guard.DefaultMaxBody, resources), ln.Addr(), logger)
 	if err != nil {
 		return nil, err
 	}

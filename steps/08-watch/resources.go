@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"log/slog"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"vaultmcp/shared/jsonrpc"
 	"vaultmcp/shared/vault"
 )
 
@@ -36,12 +39,8 @@ func addResources(s *server.MCPServer, hooks *server.Hooks, notes *vault.Vault, 
 }
 
 // readResource answers resources/read for a note's URI. The path in the URI passes the same
-// checks as get_note's path argument: both come from outside.
-//
-// A note that does not exist is an error, which mcp-go v1.2.1 sends as -32603 (internal
-// error) with this text: it gives a handler's errors no other code. The specification asks
-// for -32002 in 2025-11-25 and -32602 in 2026-07-28, which mcp-go sends only for a URI that
-// matches no template at all.
+// checks as get_note's path argument: both come from outside. A note that does not exist never
+// gets here: see findNotes.
 func readResource(notes *vault.Vault) server.ResourceTemplateHandlerFunc {
 	return func(_ context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 		p, err := vault.PathFromURI(req.Params.URI)
@@ -58,6 +57,33 @@ func readResource(notes *vault.Vault) server.ResourceTemplateHandlerFunc {
 			Text:     string(content),
 		}}, nil
 	}
+}
+
+// findNotes has the transports answer a resources/read of a note that does not exist before
+// mcp-go sees it (see jsonrpc.FindResources). mcp-go v1.2.1 would send readResource's error as
+// -32603, internal error: it gives a handler's errors no other code. The specification asks for
+// "resource not found" with the URI in error.data: -32602 in 2026-07-28, -32002 in 2025-11-25.
+// A URI that cannot name a note (another scheme) names no resource either; one that breaks the
+// rules of a path is invalid params. readResource still checks everything, for a note removed
+// between the two.
+func findNotes(notes *vault.Vault) jsonrpc.Option {
+	return jsonrpc.FindResources(func(uri string) error {
+		p, err := vault.PathFromURI(uri)
+		switch {
+		case err != nil && !strings.HasPrefix(uri, vault.URIPrefix):
+			return jsonrpc.NotFound(err)
+		case err != nil:
+			return err
+		}
+		_, _, err = notes.Stat(p)
+		switch {
+		case errors.Is(err, vault.ErrNotFound):
+			return jsonrpc.NotFound(err)
+		case errors.Is(err, vault.ErrInvalidPath), errors.Is(err, vault.ErrOutside), errors.Is(err, vault.ErrNotNote):
+			return err
+		}
+		return nil // a note, or one the disk would not let readResource read: it says why
+	})
 }
 
 // listResources fills a resources/list result with the page of notes after the cursor. The

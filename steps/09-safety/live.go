@@ -64,13 +64,17 @@ func (l *live) apply(ctx context.Context, c watch.Change) {
 		if sections >= 0 {
 			l.logger.Info("reindexed", "path", c.Path, "sections", sections, "took", time.Since(start).Round(time.Millisecond))
 		}
-	case watch.Removed:
+	case watch.Removed, watch.NotNote: // a path that holds no note is out of the index, as a removed one
 		l.events.changed(c.Path, true)
 		if err := l.ix.remove(ctx, c.Path); err != nil {
 			l.logger.Error("cannot remove a note from the index", "path", c.Path, "err", err)
 			return
 		}
 		l.succeeded(c.Path)
+		if c.Op == watch.NotNote {
+			l.logger.Info("not a note, so not in the index", "path", c.Path, "is", c.Why)
+			return
+		}
 		l.logger.Info("removed", "path", c.Path)
 	case watch.Rescan:
 		l.logger.Warn("the watcher lost events; comparing the index with the disk")

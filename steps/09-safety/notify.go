@@ -18,7 +18,8 @@ import (
 //
 //   - 2025-11-25: a client that made the initialize handshake hears every list change, and
 //     follows a note with resources/subscribe (and stops with resources/unsubscribe). A
-//     stateless HTTP server keeps no session to send them on, so only stdio clients hear.
+//     stateless HTTP server keeps no session to send them on, so only stdio clients hear, and
+//     only they are told, in initialize, that they will (see handshake).
 //   - 2026-07-28: nothing is sent unasked. A client opens a subscriptions/listen request
 //     saying what it wants to hear: list changes, and the URIs of the notes to follow. The
 //     answer to it is a stream, HTTP or stdio, on which each notification carries the listen
@@ -50,8 +51,8 @@ func newNoteEvents(hooks *server.Hooks, notes *vault.Vault, logger *slog.Logger)
 	e := &noteEvents{notes: notes, logger: logger, stdio: map[server.ClientSession]bool{}, listeners: map[*listener]bool{}}
 	hooks.AddOnRegisterSession(func(_ context.Context, s server.ClientSession) { e.connected(s, true) })
 	hooks.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) { e.connected(s, false) })
-	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, _ *mcp.InitializeResult) {
-		e.handshake(server.ClientSessionFromContext(ctx))
+	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, result *mcp.InitializeResult) {
+		e.handshake(server.ClientSessionFromContext(ctx), result)
 	})
 	hooks.AddAfterSubscribe(func(ctx context.Context, _ any, req *mcp.SubscribeRequest, _ *mcp.EmptyResult) {
 		e.follow(server.ClientSessionFromContext(ctx), req.Params.URI, true)
@@ -81,11 +82,20 @@ func (e *noteEvents) connected(s server.ClientSession, open bool) {
 	}
 }
 
-// handshake makes a 2025 client that keeps its session a listener to every list change.
-func (e *noteEvents) handshake(s server.ClientSession) {
+// handshake makes a 2025 client that keeps its session a listener to every list change. A
+// client whose session ends with its request, as every 2025 session over stateless HTTP does,
+// will hear nothing, so result promises it nothing: without subscribe and listChanged, which
+// server/discover still offers a 2026-07-28 client, whose listen stream carries them.
+func (e *noteEvents) handshake(s server.ClientSession, result *mcp.InitializeResult) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.stdio[s] && e.legacy(s) == nil {
+	if !e.stdio[s] {
+		if r := result.Capabilities.Resources; r != nil { // a copy of the server's, for this answer
+			r.Subscribe, r.ListChanged = false, false
+		}
+		return
+	}
+	if e.legacy(s) == nil {
 		e.listeners[&listener{session: s, listChanged: true, follows: map[string]string{}}] = true
 	}
 }

@@ -7,7 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"vaultmcp/shared/steptest"
+	"vaultmcp/shared/vault"
 )
 
 // TestCompletePath: completion/complete offers the notes a typed path or name may be, and
@@ -58,5 +61,35 @@ func TestCompletePath(t *testing.T) {
 		if got, _ := complete(c.ref, c.name, c.value); len(got) != 0 {
 			t.Errorf("completion/complete %v %s=%.40q = %q, want no values", c.ref, c.name, c.value, got)
 		}
+	}
+}
+
+// TestCompleteWhileCatchingUp: before the index holds the notes (a first start, or one that
+// rebuilds it), completion answers from the notes on disk, ranked as the index ranks them.
+func TestCompleteWhileCatchingUp(t *testing.T) {
+	vaultDir := t.TempDir()
+	for _, p := range []string{"Garden/Tomatoes.md", "Kitchen/Preserving tomatoes.md", "Tomato seeds.md", "Notes/Atomic habits.md", "Home.md"} {
+		steptest.Write(t, filepath.Join(vaultDir, filepath.FromSlash(p)), "# "+p)
+	}
+	notes, err := vault.Open(vaultDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer notes.Close()
+	c := &noteCompleter{notes: notes, coverage: &coverage{}} // no index yet: comparing
+	for typed, want := range map[string][]string{
+		// The path starts with it; then the name does; then a word of the name; then the rest.
+		"tom":     {"Tomato seeds.md", "Garden/Tomatoes.md", "Kitchen/Preserving tomatoes.md", "Notes/Atomic habits.md"},
+		"garden":  {"Garden/Tomatoes.md"},
+		"nothing": {},
+	} {
+		got, err := c.CompleteResourceArgument(t.Context(), vault.URITemplate, mcp.CompleteArgument{Name: "path", Value: typed}, mcp.CompleteContext{})
+		if err != nil || !slices.Equal(got.Values, want) || got.Total != len(want) {
+			t.Errorf("completing %q while catching up = %v, %v; want %q", typed, got, err, want)
+		}
+	}
+	c.coverage.set(phaseIndexing, 1, 5)
+	if got, _ := c.CompleteResourceArgument(t.Context(), vault.URITemplate, mcp.CompleteArgument{Name: "path", Value: "home"}, mcp.CompleteContext{}); !slices.Equal(got.Values, []string{"Home.md"}) {
+		t.Errorf("completing while indexing = %v; want the note on disk", got.Values)
 	}
 }

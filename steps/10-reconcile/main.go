@@ -85,7 +85,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	defer ix.db.Close()
 
 	hooks := &server.Hooks{}
-	mcpServer := newMCPServer(hooks, &noteCompleter{db: ix.db}, cfg.toolTimeout, logger)
+	mcpServer := newMCPServer(hooks, &noteCompleter{db: ix.db, notes: notes, coverage: &ix.coverage}, cfg.toolTimeout, logger)
 	addTools(mcpServer, notes, ix, newNotes)
 	addResources(mcpServer, hooks, notes, logger)
 	stopWork, err := keepCurrent(ctx, cfg, notes, ix, newNoteEvents(hooks, notes, logger), logger)
@@ -94,7 +94,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	defer stopWork() // before the index closes, since defers run last first
 
-	return serveMCP(ctx, cfg, ln, mcpServer, stdin, stdout, logger)
+	return serveMCP(ctx, cfg, ln, mcpServer, findNotes(notes), stdin, stdout, logger)
 }
 
 // openInbox checks the inbox folder, which is made only when create_note first writes to it.
@@ -138,11 +138,11 @@ func keepCurrent(ctx context.Context, cfg config, notes *vault.Vault, ix *index,
 
 // serveMCP serves over the transport cfg names, on ln for HTTP, until ctx ends or a stdio
 // client closes stdin, and returns once the requests under way have finished.
-func serveMCP(ctx context.Context, cfg config, ln net.Listener, mcpServer *server.MCPServer, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error {
+func serveMCP(ctx context.Context, cfg config, ln net.Listener, mcpServer *server.MCPServer, resources jsonrpc.Option, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error {
 	if cfg.transport == "stdio" {
-		return serveStdio(ctx, mcpServer, stdin, stdout, logger)
+		return serveStdio(ctx, mcpServer, stdin, stdout, logger, resources)
 	}
-	srv, err := newHTTPServer(ln, mcpServer, cfg.origins, logger)
+	srv, err := newHTTPServer(ln, mcpServer, resources, cfg.origins, logger)
 	if err != nil {
 		return err
 	}
@@ -194,7 +194,7 @@ func listen(addr string) (net.Listener, error) {
 // mcp-go. No authentication and no TLS: only this machine may connect, which listen made
 // sure of. guard.Hostile is guard.Local (Host and Origin) and the limits on top: the method,
 // the body's size and time, and how many requests are in flight.
-func newHTTPServer(ln net.Listener, mcpServer *server.MCPServer, origins []string, logger *slog.Logger) (*http.Server, error) {
+func newHTTPServer(ln net.Listener, mcpServer *server.MCPServer, resources jsonrpc.Option, origins []string, logger *slog.Logger) (*http.Server, error) {
 	// Stateless: no session ids, every POST stands alone. A 2026-07-28 client hears of
 	// changes on the stream its subscriptions/listen POST opens; the 2025 stream, opened with
 	// GET, belongs to a session, which a stateless server does not keep, so GET is refused
@@ -204,7 +204,7 @@ func newHTTPServer(ln net.Listener, mcpServer *server.MCPServer, origins []strin
 		server.WithDisableStreaming(true),
 		server.WithStreamableHTTPLogger(logger), // mcp-go's own lines, in the same format
 	)
-	guarded, err := guard.Hostile(jsonrpc.Strict(mcpHandler, guard.DefaultMaxBody), guard.Config{Addr: ln.Addr(), Origins: origins, Logger: logger})
+	guarded, err := guard.Hostile(jsonrpc.Strict(mcpHandler, guard.DefaultMaxBody, resources), guard.Config{Addr: ln.Addr(), Origins: origins, Logger: logger})
 	if err != nil {
 		return nil, err
 	}

@@ -214,7 +214,15 @@ func TestNotifyOverStdio(t *testing.T) {
 			}
 			if revision == "2025-11-25" {
 				send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`)
-				answer("init")
+				// A stdio session lasts, so it is promised what it then hears; over stateless
+				// HTTP the transcript shows the same answer without the two.
+				var init struct {
+					Capabilities struct{ Resources map[string]bool }
+				}
+				if m := in.next(t, 5*time.Second, "the answer to initialize"); json.Unmarshal(m.Result, &init) != nil ||
+					!init.Capabilities.Resources["subscribe"] || !init.Capabilities.Resources["listChanged"] {
+					t.Fatalf("initialize over stdio: %s; want resources.subscribe and resources.listChanged", m.Result)
+				}
 				send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 				waitReady()
 				send(`{"jsonrpc":"2.0","id":"sub","method":"resources/subscribe","params":{"uri":"note:///garden/TOMATOES"}}`)
