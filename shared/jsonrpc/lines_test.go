@@ -50,6 +50,8 @@ func TestLinesAnswerAsStrict(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"` + long + `"}`,
 		`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"` + long + `"}}`,
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"` + long + `"}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/list","Method":"tools/call"}`,
+		`{"jsonrpc":"2.0","id":3,"id":4,"method":"ping"}`,
 		`{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":` + strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth) + `}}`,
 	} {
 		status, http := strictAnswer(body, "")
