@@ -1,5 +1,6 @@
-// Package inbox makes the one write the server will ever make: a new note in the inbox
-// folder, from a title, a body and tags that a model sent.
+// Package inbox makes the one new file the server will ever make: a new note in the inbox
+// folder, from a title, a body and tags that a model sent. (The server's other write,
+// shared/edit's, only adds to a note that exists.)
 //
 // The model may be confused or hostile, so:
 //
@@ -7,12 +8,14 @@
 //     every operating system, and the note always lands in the inbox folder;
 //   - the note is created exclusively, through an os.Root: an existing file, or a symbolic
 //     link in its place, is never written to, not even when two requests race;
+//   - the note appears whole or not at all (see shared/atomicfile): no watcher, editor or sync
+//     tool ever sees it empty, and a crash leaves no half-written note;
 //   - a name that differs from an existing one only in case or in how its accents are
-//     encoded is refused too: on macOS and Windows the two would be one file;
+//     encoded is refused too: macOS would take the two for one file (Windows too, for
+//     case), and elsewhere they would be two notes whose names look the same;
 //   - the inbox folder is made when the first note is saved, never before: a server that
 //     only reads makes no change to the vault;
-//   - nothing is ever edited or deleted, with one exception: a note this package has just
-//     created and could not finish writing;
+//   - nothing is ever overwritten or deleted;
 //   - the frontmatter is written by the YAML library, never pieced together from strings,
 //     and is read back before the note is written, so no tag can inject a property;
 //   - every argument is bounded, and every refusal is an error worded for the model.
@@ -31,6 +34,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"vaultmcp/shared/atomicfile"
 	"vaultmcp/shared/vault"
 )
 
@@ -94,25 +98,9 @@ func (in *Inbox) Folder() string { return in.folder }
 // and content as its body, and returns its vault-relative path. It never overwrites: if a
 // note of that name exists, it returns an ErrExists refusal.
 func (in *Inbox) Create(title, content string, tags []string) (string, error) {
-	name, err := FileName(title)
+	name, text, err := newNote(title, content, tags)
 	if err != nil {
 		return "", err
-	}
-	if err := checkContent(content); err != nil {
-		return "", err
-	}
-	tags, err = cleanTags(tags)
-	if err != nil {
-		return "", err
-	}
-	text, err := noteText(content, tags)
-	if err != nil {
-		return "", err
-	}
-	// Valid UTF-8 can still be mostly control characters, which the vault does not read as a
-	// note: a note no tool could read back is not written.
-	if vault.NotText([]byte(text)) != "" {
-		return "", vault.Refuse(ErrInvalid, "content is mostly control characters (such as \\x1b), which is not text a note can hold; send plain text")
 	}
 
 	// The folder is made with the first note, and again if the user has deleted it since.
@@ -125,30 +113,22 @@ func (in *Inbox) Create(title, content string, tags []string) (string, error) {
 		return "", err
 	}
 	note := path.Join(in.folder, name)
-	file := filepath.FromSlash(note)
-	// O_EXCL makes the OS refuse a name that exists, as one atomic step: there is no moment
-	// between checking and creating for another request to slip into. It refuses a symbolic
-	// link of that name too, even one that points nowhere, instead of following it.
-	f, err := in.root.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	// The note is written whole to a temporary file, flushed to the disk, and only then given
+	// its name, by a hard link: the OS refuses a name that exists, in the same step, so
+	// there is no moment between checking and creating for another request to slip into, and
+	// no moment in which the watcher, Obsidian or a sync tool could see the note empty or half
+	// written. A symbolic link of that name, even one that points nowhere, is refused too,
+	// instead of followed.
+	err = atomicfile.Create(in.root, filepath.FromSlash(note), []byte(text), 0o666)
 	switch {
 	case errors.Is(err, fs.ErrExist):
 		return "", vault.Refuse(ErrExists, "a note named %q already exists in %q; choose another title", name, in.folder)
 	case errors.Is(err, in.escapes):
 		return "", in.outside()
-	case err != nil:
+	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.EROFS):
 		return "", in.writeError(fmt.Sprintf("note %q could not be created", note), err)
-	}
-	_, err = f.WriteString(text)
-	if closeErr := f.Close(); err == nil {
-		err = closeErr
-	}
-	if err != nil {
-		// The disk is full, or the like. The file is ours (O_EXCL: it did not exist a moment
-		// ago), so removing it edits nothing of the user's. Left behind, a truncated note
-		// would look finished, and would make the model's retry fail as existing.
-		if in.root.Remove(file) != nil {
-			return "", fmt.Errorf("note %q was only partly written, and could not be removed: %w", note, reason(err))
-		}
+	case err != nil:
+		// The disk is full, or the like: the note was never given its name.
 		return "", fmt.Errorf("note %q could not be written, so it was not created: %w", note, reason(err))
 	}
 	return note, nil
@@ -157,8 +137,10 @@ func (in *Inbox) Create(title, content string, tags []string) (string, error) {
 // checkTwins refuses name when the inbox holds a name that differs from it only in case or
 // in Unicode normalisation: "Plan.md" and "PLAN.md", or "Café.md" with "é" as one character
 // (NFC, what models and Windows write) and as "e" and an accent (NFD, what older Macs
-// write). Linux keeps such names apart; macOS and Windows take each pair for one file, so a
-// vault synced to them would lose one note, or show the two as one.
+// write). Linux keeps both kinds of pair apart. macOS takes each pair for one file, and so
+// does Windows for a pair that differs in case; a pair that differs in encoding only is two
+// files on Windows, as on Linux, whose names look exactly alike. Either way a vault synced
+// between them would lose one note, or show two that the user cannot tell apart.
 func (in *Inbox) checkTwins(name string) error {
 	entries, err := fs.ReadDir(in.root.FS(), in.folder)
 	if err != nil {
@@ -166,10 +148,20 @@ func (in *Inbox) checkTwins(name string) error {
 	}
 	want := norm.NFC.String(name)
 	for _, e := range entries {
-		if other := e.Name(); other != name && strings.EqualFold(norm.NFC.String(other), want) {
-			return vault.Refuse(ErrExists, "a note named %q already exists in %q, and %q would be the same file on macOS and Windows; choose another title",
-				other, in.folder, name)
+		other := e.Name()
+		if other == name || !strings.EqualFold(norm.NFC.String(other), want) {
+			continue
 		}
+		var how string
+		switch {
+		case strings.EqualFold(other, name):
+			how = "only in case: one file on macOS and Windows"
+		case norm.NFC.String(other) == want:
+			how = "only in how its accents are encoded: one file on macOS, and two names that look the same elsewhere"
+		default:
+			how = "only in case and in how its accents are encoded: one file on macOS"
+		}
+		return vault.Refuse(ErrExists, "a note named %q already exists in %q, and %q differs from it %s; choose another title", other, in.folder, name, how)
 	}
 	return nil
 }

@@ -286,7 +286,8 @@ func TestCreateInTheWay(t *testing.T) {
 }
 
 // TestCreateTwins: a name that differs from an existing note's only in case, or in how an
-// accent is encoded, is one file on macOS and Windows, and is refused with the existing name.
+// accent is encoded, is one file on macOS (and on Windows for case), and is refused with the
+// existing name and the reason that applies.
 func TestCreateTwins(t *testing.T) {
 	v, _ := newVault(t)
 	in := openInbox(t, v, "Inbox")
@@ -295,16 +296,17 @@ func TestCreateTwins(t *testing.T) {
 	write(t, filepath.Join(v.Dir(), "Inbox", "Crème fraîche.md"), "NFC")
 	before := tree(t, v.Dir())
 
-	for title, existing := range map[string]string{
-		"SEED SWAP AT THE LIBRARY":  "Seed swap at the library.md",
-		"seed swap at the Library":  "Seed swap at the library.md",
-		"Café visit":                "Cafe\u0301 visit.md",
-		"CAFÉ VISIT":                "Cafe\u0301 visit.md",
-		"Cre\u0300me frai\u0302che": "Crème fraîche.md",
+	const inCase, inEncoding = "only in case: one file on macOS and Windows", "only in how its accents are encoded: one file on macOS, and two names that look the same elsewhere"
+	for title, want := range map[string][2]string{
+		"SEED SWAP AT THE LIBRARY":  {"Seed swap at the library.md", inCase},
+		"seed swap at the Library":  {"Seed swap at the library.md", inCase},
+		"Café visit":                {"Cafe\u0301 visit.md", inEncoding},
+		"CAFÉ VISIT":                {"Cafe\u0301 visit.md", "only in case and in how its accents are encoded: one file on macOS"},
+		"Cre\u0300me frai\u0302che": {"Crème fraîche.md", inEncoding},
 	} {
 		_, err := in.Create(title, "twin", nil)
-		if !errors.Is(err, inbox.ErrExists) || !strings.Contains(err.Error(), fmt.Sprintf("%q", existing)) {
-			t.Errorf("Create(%q) error = %v; want ErrExists naming %q", title, err, existing)
+		if !errors.Is(err, inbox.ErrExists) || !strings.Contains(err.Error(), fmt.Sprintf("%q", want[0])) || !strings.Contains(err.Error(), want[1]) {
+			t.Errorf("Create(%q) error = %v; want ErrExists naming %q and saying %q", title, err, want[0], want[1])
 		}
 	}
 	if after := tree(t, v.Dir()); !maps.Equal(after, before) {
@@ -475,7 +477,7 @@ func TestCreateLimits(t *testing.T) {
 		tags    []string
 		want    string
 	}{
-		{long(inbox.MaxContentSize + 1), nil, "content is 262145 bytes, more than the limit of 256 KiB; send a shorter note, or split it into several"},
+		{long(inbox.MaxContentSize + 1), nil, "content is 262145 bytes, more than the limit of 256 KiB; send less, or split it over several calls"},
 		{"a\xffb", nil, "content is not valid UTF-8; send it as UTF-8 text"},
 		{"a\x00b", nil, `content contains a NUL character (\x00), which would make the note a binary file; send text without it`},
 		{strings.Repeat("\x1b", 19), nil, `content is mostly control characters (such as \x1b), which is not text a note can hold; send plain text`},

@@ -52,7 +52,7 @@ const (
 //
 // The title's characters are kept as they are, not normalised to NFC: models send NFC
 // anyway. A name that differs from an existing note's only in that way, or in case, is
-// refused by Create, since macOS and Windows would take the two for one file.
+// refused by Create (see checkTwins): macOS would take the two for one file.
 func FileName(title string) (string, error) {
 	switch {
 	case len(title) > MaxTitleLen:

@@ -17,7 +17,7 @@ import (
 
 // The bounds on what a model may send besides the title.
 const (
-	// MaxContentSize bounds a note's body in bytes. A model writes a note in one reply, and
+	// MaxContentSize bounds a note's body in bytes, and the text added to a note at once. A model writes a note in one reply, and
 	// a reply of tens of thousands of tokens is 100-200 KB of text: 256 KiB holds any of
 	// them, and is far below vault.MaxNoteSize, so the note can always be read back.
 	MaxContentSize = 256 << 10
@@ -37,15 +37,40 @@ const (
 // system keeps that, and a property would have to pick a time zone and a format.
 const createdBy = "vaultmcp"
 
-func checkContent(content string) error {
+// newNote checks what the model sent, and returns the note's file name and its text, or the
+// refusal of whatever the model must change. It touches no disk.
+func newNote(title, content string, tags []string) (name, text string, err error) {
+	if name, err = FileName(title); err != nil {
+		return "", "", err
+	}
+	if err := CheckText("content", content); err != nil {
+		return "", "", err
+	}
+	if tags, err = cleanTags(tags); err != nil {
+		return "", "", err
+	}
+	if text, err = noteText(content, tags); err != nil {
+		return "", "", err
+	}
+	// Valid UTF-8 can still be mostly control characters, which the vault does not read as a
+	// note: a note no tool could read back is not written.
+	if vault.NotText([]byte(text)) != "" {
+		return "", "", vault.Refuse(ErrInvalid, "content is mostly control characters (such as \\x1b), which is not text a note can hold; send plain text")
+	}
+	return name, text, nil
+}
+
+// CheckText refuses text a model sent as arg (a note's content, or text to add to one) that
+// no note should hold: too long, not UTF-8, or with a NUL byte.
+func CheckText(arg, text string) error {
 	switch {
-	case len(content) > MaxContentSize:
-		return vault.Refuse(ErrInvalid, "content is %d bytes, more than the limit of %d KiB; send a shorter note, or split it into several", len(content), MaxContentSize>>10)
-	case !utf8.ValidString(content):
-		return vault.Refuse(ErrInvalid, "content is not valid UTF-8; send it as UTF-8 text")
-	case strings.ContainsRune(content, 0):
+	case len(text) > MaxContentSize:
+		return vault.Refuse(ErrInvalid, "%s is %d bytes, more than the limit of %d KiB; send less, or split it over several calls", arg, len(text), MaxContentSize>>10)
+	case !utf8.ValidString(text):
+		return vault.Refuse(ErrInvalid, "%s is not valid UTF-8; send it as UTF-8 text", arg)
+	case strings.ContainsRune(text, 0):
 		// Git, grep and editors take a file with a NUL byte for a binary file.
-		return vault.Refuse(ErrInvalid, "content contains a NUL character (\\x00), which would make the note a binary file; send text without it")
+		return vault.Refuse(ErrInvalid, "%s contains a NUL character (\\x00), which would make the note a binary file; send text without it", arg)
 	}
 	return nil
 }

@@ -295,7 +295,10 @@ func (p *parser) flushHeading() {
 
 // read reads the body of a note, whose first line is line bodyLine of the file, into the note.
 func (p *parser) read(body string, bodyLine int) {
-	p.current, p.maxSections = Section{Line: bodyLine}, MaxSections(len(body))
+	p.current = Section{Line: bodyLine}
+	if p.maxSections == 0 { // unless the caller chose its own bound
+		p.maxSections = MaxSections(len(body))
+	}
 	// Line by line, without a slice of all the lines: a note of empty lines would make one of
 	// 16 bytes for each byte of the note.
 	for number := bodyLine; ; number++ {

@@ -29,6 +29,7 @@ import (
 //	.~lock.x.md#                   LibreOffice's lock files
 //	x.md.crdownload  x.md.part     downloads still in progress
 //	.syncthing.x.md.tmp  ._x.md    Syncthing's temp files, macOS's resource forks
+//	.vaultmcp-….tmp                this server's own writes, from step 9 (shared/atomicfile)
 //
 // A save through a temp file still comes out right: the rename over x.md is an event for
 // x.md itself.

@@ -22,7 +22,7 @@ func TestIsNote(t *testing.T) {
 		// Editors' and sync tools' files (the list in ignore.go).
 		"x.md.swp", "x.md.swx", ".x.md.swp", "4913", "x.md~", "#x.md#", ".#x.md",
 		"x.md.tmp", ".x.md.tmp", "x.md___jb_tmp___", ".~lock.x.md#", "x.md.crdownload",
-		"x.md.part", ".syncthing.x.md.tmp", "._x.md",
+		"x.md.part", ".syncthing.x.md.tmp", "._x.md", ".vaultmcp-0123456789abcdef.tmp",
 		// Names vault.CleanPath refuses or changes on every system.
 		`back\slash.md`, "line\nbreak.md", "C:/x.md",
 		"Folder./x.md", "con.md", "Meeting 10:30.md", "Why?.md",
