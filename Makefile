@@ -103,10 +103,11 @@ cross: ## build every step for Windows and macOS too
 # with "context deadline exceeded" as the time runs out (go.dev/issue/75804, fixed in Go 1.27).
 # FUZZ=1 is about 30 seconds a target on two cores; FUZZ=10 runs ten times as many inputs.
 FUZZ ?= 1
-fuzz: ## fuzz the title cleaner and the path guard, about 30 s each times FUZZ (CI runs this too)
+fuzz: ## fuzz the title cleaner, the path guard and the append, about 30 s each times FUZZ (CI runs this too)
 	go test -run='^$$' -fuzz=FuzzFileName -fuzztime=$$((900000 * $(FUZZ)))x ./shared/inbox
 	go test -run='^$$' -fuzz=FuzzCreate -fuzztime=$$((150000 * $(FUZZ)))x ./shared/inbox
 	go test -run='^$$' -fuzz=FuzzCleanPath -fuzztime=$$((900000 * $(FUZZ)))x ./shared/vault
+	go test -run='^$$' -fuzz=FuzzInsert -fuzztime=$$((300000 * $(FUZZ)))x ./shared/edit
 
 standin: ## run the Ollama stand-in on 127.0.0.1:11434, for trying the Ollama code path offline
 	@go build -o .run/bin/ ./scripts/ollama-standin
