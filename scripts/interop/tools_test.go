@@ -1,5 +1,12 @@
 package interop
 
+import (
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
 // toolCase says how to call one tool on the sample vault: once with arguments that must work,
 // and once for each set of arguments that must come back as a tool error.
 type toolCase struct {
@@ -52,5 +59,20 @@ func toolCases(title string) []toolCase {
 			want: "Created Inbox/" + title + ".md",
 			bad:  []map[string]any{{"title": title}, {"title": 42, "content": "x"}},
 		},
+		{
+			tool: "append_to_note", args: map[string]any{"path": "Projects/Ideas.md", "text": "- Added by the interop test.", "if_match": sampleVersion("Projects/Ideas.md")},
+			want: "Added to the end of Projects/Ideas.md",
+			bad:  []map[string]any{{"path": "Projects/Ideas.md", "text": "x"}, {"path": 42, "text": "x", "if_match": "0"}},
+		},
 	}
+}
+
+// sampleVersion is the version get_note gives the sample vault's note at path: the SHA-256
+// of its bytes, which a client would read first.
+func sampleVersion(path string) string {
+	data, err := os.ReadFile(filepath.Join("..", "..", "sample-vault", filepath.FromSlash(path)))
+	if err != nil {
+		return "the sample vault's " + path + " cannot be read: " + err.Error()
+	}
+	return fmt.Sprintf("%x", sha256.Sum256(data))
 }

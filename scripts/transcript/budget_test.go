@@ -10,8 +10,8 @@ import (
 )
 
 // toolsListBudget is what a step's tools/list may weigh: the compact JSON of its tools, which a
-// client sends the model with every turn. 4 KiB is about a thousand tokens.
-const toolsListBudget = 4096
+// client sends the model with every turn. 5 KB is about 1,250 tokens, for six tools.
+const toolsListBudget = 5000
 
 // bytesPerToken turns bytes into tokens by the usual rule of thumb for English text and JSON,
 // about four bytes a token; a model's own tokenizer gives somewhat more or fewer.

@@ -1,6 +1,7 @@
 // Command 09-safety gets the server ready for a model that may be steered by someone else:
-// its one write tool, create_note, which can only add new notes to the inbox, and a wall
-// around the HTTP endpoint that refuses what a hostile web page or client would try.
+// two write tools that can only add, create_note for new notes in the inbox and
+// append_to_note for text added to the version of a note the model read, and a wall around
+// the HTTP endpoint that refuses what a hostile web page or client would try.
 package main
 
 import (
@@ -72,6 +73,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if newNotes != nil {
 		defer newNotes.Close()
 	}
+	edits, err := openEditor(ctx, notes, cfg, logger)
+	if err != nil {
+		return err
+	}
+	if edits != nil {
+		defer edits.Close()
+	}
 	embedding, err := embed.Choose(ctx, cfg.embedder, cfg.ollama, logger)
 	if err != nil {
 		return err
@@ -101,7 +109,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 
 	hooks := &server.Hooks{}
 	mcpServer := newMCPServer(hooks, &noteCompleter{db: ix.db}, cfg.toolTimeout, logger)
-	addTools(mcpServer, notes, ix, newNotes)
+	addTools(mcpServer, notes, ix, newNotes, edits)
 	addResources(mcpServer, hooks, notes, logger)
 	stopWork := keepCurrent(ctx, watcher, newLive(notes, ix, newNoteEvents(hooks, notes, logger), logger), logger)
 	defer stopWork() // before the index closes, since defers run last first
@@ -110,11 +118,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 }
 
 // openInbox checks the inbox folder, which is made only when create_note first writes to it.
-// Read-only, there is no inbox and no create_note: a tool that does not exist is a stronger
-// promise than a readOnlyHint, which a client may or may not heed. The inbox is then nil.
+// Read-only, there is no inbox, no editor and no write tool: a tool that does not exist is a
+// stronger promise than a readOnlyHint, which a client may or may not heed. The inbox is then
+// nil.
 func openInbox(notes *vault.Vault, cfg config, logger *slog.Logger) (*inbox.Inbox, error) {
 	if cfg.readOnly {
-		logger.Info("read-only: create_note is not offered, and nothing in the vault is created")
+		logger.Info("read-only: create_note and append_to_note are not offered, and nothing in the vault is created or changed")
 		return nil, nil
 	}
 	return inbox.Open(notes, cfg.inboxDir)

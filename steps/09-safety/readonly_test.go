@@ -13,8 +13,8 @@ import (
 	"vaultmcp/shared/steptest"
 )
 
-// TestReadOnly serves a vault with -read-only. create_note is not listed, and calling it is
-// an unknown tool; a session of every read tool and every resource request leaves each file
+// TestReadOnly serves a vault with -read-only. create_note and append_to_note are not listed,
+// and calling them is calling an unknown tool; a session of every read tool and every resource request leaves each file
 // and folder of the vault as it was, byte for byte.
 func TestReadOnly(t *testing.T) {
 	vaultDir := steptest.CopyVault(t)
@@ -33,9 +33,14 @@ func TestReadOnly(t *testing.T) {
 		if want := []string{"get_backlinks", "get_note", "index_status", "search_vault"}; !slices.Equal(names, want) {
 			t.Errorf("read-only, tools/list = %v, want %v", names, want)
 		}
-		_, rpcErr := steptest.RPC(t, url, "tools/call", map[string]any{"name": "create_note", "arguments": map[string]any{"title": "Seeds", "content": "Order seeds."}})
-		if rpcErr == nil || !strings.Contains(rpcErr.Message, "tool 'create_note' not found") {
-			t.Errorf("read-only, calling create_note gave %+v, want an unknown tool", rpcErr)
+		for tool, args := range map[string]map[string]any{
+			"create_note":    {"title": "Seeds", "content": "Order seeds."},
+			"append_to_note": {"path": "Garden/Tomatoes.md", "text": "More.", "if_match": strings.Repeat("0", 64)},
+		} {
+			_, rpcErr := steptest.RPC(t, url, "tools/call", map[string]any{"name": tool, "arguments": args})
+			if rpcErr == nil || !strings.Contains(rpcErr.Message, "tool '"+tool+"' not found") {
+				t.Errorf("read-only, calling %s gave %+v, want an unknown tool", tool, rpcErr)
+			}
 		}
 
 		for _, c := range []struct {

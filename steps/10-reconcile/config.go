@@ -75,7 +75,7 @@ func readConfig(args []string, getenv func(string) string, stderr io.Writer) (co
 	flags.StringVar(&c.inboxDir, "inbox", cmp.Or(getenv("VAULTMCP_INBOX"), inbox.DefaultFolder),
 		"the vault folder where create_note puts new notes; env VAULTMCP_INBOX")
 	readOnly := getenv("VAULTMCP_READ_ONLY")
-	flags.BoolFunc("read-only", "serve the vault without create_note, so that nothing in it is ever created; env VAULTMCP_READ_ONLY=1",
+	flags.BoolFunc("read-only", "serve the vault without create_note and append_to_note, so that nothing in it is ever created or changed; env VAULTMCP_READ_ONLY=1",
 		func(value string) error {
 			readOnly = value // "true" for -read-only alone
 			if _, err := yesOrNo(value); err != nil {

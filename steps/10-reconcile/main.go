@@ -71,6 +71,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if newNotes != nil {
 		defer newNotes.Close()
 	}
+	edits, err := openEditor(ctx, notes, cfg, logger)
+	if err != nil {
+		return err
+	}
+	if edits != nil {
+		defer edits.Close()
+	}
 	var ln net.Listener
 	if cfg.transport == "http" {
 		if ln, err = listen(cfg.addr); err != nil {
@@ -86,7 +93,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 
 	hooks := &server.Hooks{}
 	mcpServer := newMCPServer(hooks, &noteCompleter{db: ix.db, notes: notes, coverage: &ix.coverage}, cfg.toolTimeout, logger)
-	addTools(mcpServer, notes, ix, newNotes)
+	addTools(mcpServer, notes, ix, newNotes, edits)
 	addResources(mcpServer, hooks, notes, logger)
 	stopWork, err := keepCurrent(ctx, cfg, notes, ix, newNoteEvents(hooks, notes, logger), logger)
 	if err != nil {
@@ -98,11 +105,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 }
 
 // openInbox checks the inbox folder, which is made only when create_note first writes to it.
-// Read-only, there is no inbox and no create_note: a tool that does not exist is a stronger
-// promise than a readOnlyHint, which a client may or may not heed. The inbox is then nil.
+// Read-only, there is no inbox, no editor and no write tool: a tool that does not exist is a
+// stronger promise than a readOnlyHint, which a client may or may not heed. The inbox is then
+// nil.
 func openInbox(notes *vault.Vault, cfg config, logger *slog.Logger) (*inbox.Inbox, error) {
 	if cfg.readOnly {
-		logger.Info("read-only: create_note is not offered, and nothing in the vault is created")
+		logger.Info("read-only: create_note and append_to_note are not offered, and nothing in the vault is created or changed")
 		return nil, nil
 	}
 	return inbox.Open(notes, cfg.inboxDir)

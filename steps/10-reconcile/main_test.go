@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -304,6 +305,11 @@ func TestPartlyReadableVault(t *testing.T) {
 	text, isError := steptest.CallTool(t, url, "create_note", map[string]any{"title": "Plan", "content": "x"})
 	if !isError || !strings.Contains(text, "may not write") || !strings.Contains(text, "tell the user") {
 		t.Errorf("create_note in a read-only vault = %q (isError %v); want a tool error saying the server may not write", text, isError)
+	}
+	bread, _ := os.ReadFile(filepath.Join(vaultDir, "Bread.md"))
+	text, isError = steptest.CallTool(t, url, "append_to_note", map[string]any{"path": "Bread.md", "text": "x", "if_match": fmt.Sprintf("%x", sha256.Sum256(bread))})
+	if !isError || !strings.Contains(text, "may not write") || !strings.Contains(text, "tell the user") {
+		t.Errorf("append_to_note in a read-only vault = %q (isError %v); want a tool error saying the server may not write", text, isError)
 	}
 }
 

@@ -9,13 +9,14 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"vaultmcp/shared/edit"
 	"vaultmcp/shared/frontmatter"
 	"vaultmcp/shared/vault"
 )
 
 var getNoteTool = mcp.NewTool("get_note",
-	mcp.WithDescription("Reads a note of the user's Obsidian vault: its path, frontmatter (null "+
-		"if none or invalid; see frontmatterError) and Markdown body."),
+	mcp.WithDescription("Reads a note of the user's Obsidian vault: its path, version (for "+
+		"append_to_note), frontmatter (null if none or invalid; see frontmatterError) and Markdown body."),
 	mcp.WithString("path", mcp.Required(), mcp.MaxLength(vault.MaxPathLen),
 		mcp.Description(`like "Garden/Tomatoes.md"`)),
 	readOnly(),
@@ -24,6 +25,7 @@ var getNoteTool = mcp.NewTool("get_note",
 // noteJSON is what get_note returns.
 type noteJSON struct {
 	Path             string         `json:"path"`
+	Version          string         `json:"version"` // of the whole file, for append_to_note's if_match
 	Frontmatter      map[string]any `json:"frontmatter"`
 	FrontmatterError string         `json:"frontmatterError,omitempty"`
 	Body             string         `json:"body"`
@@ -55,7 +57,7 @@ func getNote(notes *vault.Vault) server.ToolHandlerFunc {
 			return mcp.NewToolResultError(err.Error()), nil
 		}
 		fm, body, _ := frontmatter.Split(string(content))
-		out := noteJSON{Path: path, Frontmatter: fm.Fields, Body: body}
+		out := noteJSON{Path: path, Version: edit.Version(content), Frontmatter: fm.Fields, Body: body}
 		if len(body) > maxBody {
 			out.Body = prefix(body, maxBody)
 			out.Truncated = fmt.Sprintf("the body is %d bytes; this is the first %d; search_vault finds what the rest holds", len(body), len(out.Body))

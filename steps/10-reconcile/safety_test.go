@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -132,6 +133,27 @@ func TestNothingLost(t *testing.T) {
 		{"content": "no title"}, {"title": "No content"},
 	} {
 		calls = append(calls, map[string]any{"name": "create_note", "arguments": args})
+	}
+	// Every append here is refused: a path no note can be added to, a version that is not
+	// the note's, a heading the note does not have. So every old file must stay as it was.
+	secretVersion := fmt.Sprintf("%x", sha256.Sum256([]byte("TOP SECRET")))
+	for _, p := range paths {
+		calls = append(calls, map[string]any{"name": "append_to_note", "arguments": map[string]any{"path": p, "text": "INJECTED", "if_match": secretVersion}})
+	}
+	home, err := os.ReadFile(filepath.Join(vaultDir, "Home.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	homeVersion := fmt.Sprintf("%x", sha256.Sum256(home))
+	for _, args := range []map[string]any{
+		{"if_match": secretVersion}, {"if_match": strings.ToUpper(secretVersion)}, {"if_match": "*"}, {"if_match": ""}, {"if_match": huge},
+		{"if_match": homeVersion, "heading": "No such heading"}, {"if_match": homeVersion, "heading": "---\nevil: true"},
+		{"if_match": homeVersion, "heading": huge}, {"if_match": homeVersion, "text": huge}, {"if_match": homeVersion, "text": "\x00"},
+		{"if_match": homeVersion, "text": ""}, {"if_match": homeVersion, "path": "../Home.md"}, {"if_match": 7}, {},
+	} {
+		call := map[string]any{"path": "Home.md", "text": "INJECTED"}
+		maps.Copy(call, args)
+		calls = append(calls, map[string]any{"name": "append_to_note", "arguments": call})
 	}
 	for _, tool := range []string{"get_backlinks", "index_status", "no_such_tool"} {
 		calls = append(calls, map[string]any{"name": tool, "arguments": map[string]any{"extra": huge[:100]}})

@@ -4,6 +4,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"vaultmcp/shared/edit"
 	"vaultmcp/shared/inbox"
 	"vaultmcp/shared/vault"
 )
@@ -12,13 +13,14 @@ import (
 // name, description and schemas go to the model with every turn. Each one sets the
 // annotations that apply to it: mcp-go, like the specification, assumes the worst
 // (destructive, open world) for any hint left out.
-func addTools(s *server.MCPServer, notes *vault.Vault, ix *index, newNotes *inbox.Inbox) {
+func addTools(s *server.MCPServer, notes *vault.Vault, ix *index, newNotes *inbox.Inbox, edits *edit.Editor) {
 	s.AddTool(getNoteTool, getNote(notes))
 	s.AddTool(searchVaultTool, searchVault(notes, ix))
 	s.AddTool(indexStatusTool, indexStatus(ix, notes))
 	s.AddTool(getBacklinksTool, getBacklinks(notes, ix))
 	if newNotes != nil { // nil when serving read-only
 		s.AddTool(createNoteTool, createNote(newNotes))
+		s.AddTool(appendToNoteTool, appendToNote(edits))
 	}
 }
 
