@@ -53,15 +53,12 @@ func appendToNote(edits *edit.Editor) server.ToolHandlerFunc {
 	}
 }
 
-// openEditor opens what append_to_note writes with, or nothing when serving read-only. Every
-// write of the server goes through a temporary file that is renamed into place; a crash (a
-// kill -9, a power cut) can leave one behind, never a half-written note, and the leftovers
-// are cleared here, before the server writes anything. That is a walk of the vault's folders,
-// done before the watcher starts, so that it slows no other work.
-func openEditor(ctx context.Context, notes *vault.Vault, cfg config, logger *slog.Logger) (*edit.Editor, error) {
-	if cfg.readOnly {
-		return nil, nil
-	}
+// openEditor opens what append_to_note writes with. Every write of the server goes through a
+// temporary file that is renamed into place; a crash (a kill -9, a power cut) can leave one
+// behind, never a half-written note, and the leftovers are cleared here, before the server
+// writes anything. That is a walk of the vault's folders, done before the watcher starts, so
+// that it slows no other work.
+func openEditor(ctx context.Context, notes *vault.Vault, logger *slog.Logger) (*edit.Editor, error) {
 	edits, err := edit.Open(notes)
 	if err != nil {
 		return nil, err

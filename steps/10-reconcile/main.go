@@ -22,6 +22,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"vaultmcp/shared/deadline"
+	"vaultmcp/shared/edit"
 	"vaultmcp/shared/guard"
 	"vaultmcp/shared/inbox"
 	"vaultmcp/shared/jsonrpc"
@@ -64,20 +65,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return err
 	}
 	defer notes.Close()
-	newNotes, err := openInbox(notes, cfg, logger)
+	write, err := openWriters(ctx, notes, cfg, logger)
 	if err != nil {
 		return err
 	}
-	if newNotes != nil {
-		defer newNotes.Close()
-	}
-	edits, err := openEditor(ctx, notes, cfg, logger)
-	if err != nil {
-		return err
-	}
-	if edits != nil {
-		defer edits.Close()
-	}
+	defer write.Close()
 	var ln net.Listener
 	if cfg.transport == "http" {
 		if ln, err = listen(cfg.addr); err != nil {
@@ -93,7 +85,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 
 	hooks := &server.Hooks{}
 	mcpServer := newMCPServer(hooks, &noteCompleter{db: ix.db, notes: notes, coverage: &ix.coverage}, cfg.toolTimeout, logger)
-	addTools(mcpServer, notes, ix, newNotes, edits)
+	addTools(mcpServer, notes, ix, write.newNotes, write.edits)
 	addResources(mcpServer, hooks, notes, logger)
 	stopWork, err := keepCurrent(ctx, cfg, notes, ix, newNoteEvents(hooks, notes, logger), logger)
 	if err != nil {
@@ -104,16 +96,39 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	return serveMCP(ctx, cfg, ln, mcpServer, findNotes(notes), stdin, stdout, logger)
 }
 
-// openInbox checks the inbox folder, which is made only when create_note first writes to it.
-// Read-only, there is no inbox, no editor and no write tool: a tool that does not exist is a
-// stronger promise than a readOnlyHint, which a client may or may not heed. The inbox is then
-// nil.
-func openInbox(notes *vault.Vault, cfg config, logger *slog.Logger) (*inbox.Inbox, error) {
+// writers are what the write tools write with, or nothing when serving read-only.
+type writers struct {
+	newNotes *inbox.Inbox // create_note's
+	edits    *edit.Editor // append_to_note's
+}
+
+// openWriters checks the inbox folder, which is made only when create_note first writes to
+// it, and opens the editor (see openEditor). Read-only, there is neither, and no write tool: a
+// tool that does not exist is a stronger promise than a readOnlyHint, which a client may or
+// may not heed.
+func openWriters(ctx context.Context, notes *vault.Vault, cfg config, logger *slog.Logger) (writers, error) {
 	if cfg.readOnly {
 		logger.Info("read-only: create_note and append_to_note are not offered, and nothing in the vault is created or changed")
-		return nil, nil
+		return writers{}, nil
 	}
-	return inbox.Open(notes, cfg.inboxDir)
+	newNotes, err := inbox.Open(notes, cfg.inboxDir)
+	if err != nil {
+		return writers{}, err
+	}
+	edits, err := openEditor(ctx, notes, logger)
+	if err != nil {
+		newNotes.Close()
+		return writers{}, err
+	}
+	return writers{newNotes, edits}, nil
+}
+
+// Close releases what openWriters opened.
+func (w writers) Close() {
+	if w.newNotes != nil {
+		w.newNotes.Close()
+		w.edits.Close()
+	}
 }
 
 // keepCurrent starts the two goroutines that keep the index current while the server
