@@ -114,15 +114,17 @@ func TestCreateNeverReplaces(t *testing.T) {
 func TestReplace(t *testing.T) {
 	root, dir := openRoot(t)
 	name := filepath.Join(dir, "Note.md")
-	write(t, name, "old", 0o640)
+	// Writable by the group and others: bits a usual umask (022) takes from a new file, which
+	// the note must keep all the same.
+	write(t, name, "old", 0o666)
 	if err := Replace(root, "Note.md", []byte("new"), func() error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(t, name); got != "new" {
 		t.Errorf("content %q, want %q", got, "new")
 	}
-	if info, _ := os.Stat(name); runtime.GOOS != "windows" && info.Mode().Perm() != 0o640 {
-		t.Errorf("permissions %v, want the note's own, 0640", info.Mode().Perm())
+	if info, _ := os.Stat(name); runtime.GOOS != "windows" && info.Mode().Perm() != 0o666 {
+		t.Errorf("permissions %v, want the note's own, 0666", info.Mode().Perm())
 	}
 	if left := temps(t, dir); len(left) > 0 {
 		t.Errorf("temporary files left: %v", left)

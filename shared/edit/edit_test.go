@@ -165,6 +165,7 @@ func TestAppendRefusals(t *testing.T) {
 		{"an empty version", "Day.md", "x", "", "", ErrChanged, false},
 		{"a heading that does not exist", "Day.md", "x", day, "Journal", ErrHeading, false},
 		{"a heading that names two", "Two.md", "x", Version([]byte(two)), "Log", ErrHeading, false},
+		{"a heading over its limit", "Day.md", "x", day, strings.Repeat("Log", MaxHeading), ErrHeading, false},
 		{"a note that does not exist: never created", "Missing.md", "x", day, "", vault.ErrNotFound, false},
 		{"a path out of the vault", "../outside/secret.md", "x", Version([]byte(secret)), "", vault.ErrOutside, false},
 		{"an absolute path", filepath.Join(outside, "secret.md"), "x", Version([]byte(secret)), "", vault.ErrOutside, false},
@@ -231,10 +232,18 @@ func TestAppendRechecksBeforeReplacing(t *testing.T) {
 	}
 }
 
-// TestRacingAppends: ten appends sent with one version land exactly once.
+// TestRacingAppends: ten appends sent with one version land exactly once. The second check
+// of the version is slowed down, as on a busy disk, so that the ten would all pass it at once
+// if nothing made them take turns.
 func TestRacingAppends(t *testing.T) {
 	e, dir := newEditor(t)
 	read := version(t, filepath.Join(dir, "Day.md"))
+	readAgain = func(root *os.Root, file string) ([]byte, error) {
+		content, err := readFile(root, file)
+		time.Sleep(20 * time.Millisecond)
+		return content, err
+	}
+	defer func() { readAgain = readFile }()
 	var (
 		wg      sync.WaitGroup
 		mu      sync.Mutex

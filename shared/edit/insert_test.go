@@ -112,11 +112,15 @@ func TestInsertPastMaxSections(t *testing.T) {
 }
 
 // FuzzInsert: whatever the note and the text, the result is the note with one run of bytes
-// added, and no byte of the note lost or moved.
+// added, and no byte of the note lost or moved. That run is the text as whole lines in the
+// note's line endings, with one line break: nothing else is added. Without a heading, the
+// note comes first, whole.
 func FuzzInsert(f *testing.F) {
 	f.Add("# A\n## Log\n- a\n\n## B\n", "- b\n", "Log")
 	f.Add("\ufeff---\r\nx: 1\r\n---\r\n## Log\r\nx", "y\r\n", "")
 	f.Add("```\n## Log\n```\n## Log\n", "z", "log")
+	f.Add("# A\r\n## Home\r\n### Log\r\n- h\r\n## Work\r\n### Log\r\n- w\r\n", "- x\n- y", "Work > Log")
+	f.Add("## Log\n", "a\rb\r\nc\n\n", "A > Log")
 	f.Fuzz(func(t *testing.T, content, text, heading string) {
 		if strings.TrimSpace(text) == "" {
 			return
@@ -133,9 +137,21 @@ func FuzzInsert(f *testing.F) {
 		if prefix+suffix != len(content) {
 			t.Fatalf("bytes of the note were changed:\nnote %q\ngot  %q", content, got)
 		}
+		// Where the run starts is ambiguous when the bytes around it repeat its own, so it is
+		// compared as a rotation of the lines it must hold.
+		eol := "\n"
+		if first, _, found := strings.Cut(content, "\n"); found && strings.HasSuffix(first, "\r") {
+			eol = "\r\n"
+		}
+		oneBreak := strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
+		lines := strings.Split(strings.TrimRight(oneBreak, "\n"), "\n")
+		want := strings.Join(lines, eol) + eol
 		added := string(got[prefix : len(got)-suffix])
-		if !strings.Contains(strings.ReplaceAll(added, "\r", ""), strings.TrimRight(strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n"), "\n")) {
-			t.Fatalf("the text %q is not in what was added, %q", text, added)
+		if len(added) != len(want) || !strings.Contains(want+want, added) {
+			t.Fatalf("added %q; want the text as lines in the note's line endings, %q, and nothing else", added, want)
+		}
+		if heading == "" && !bytes.HasPrefix(got, []byte(content)) {
+			t.Fatalf("without a heading, the text did not go after the whole note: %q", got)
 		}
 	})
 }
