@@ -101,8 +101,9 @@ const maxListed = 20
 // locate finds the heading the model asked for, among headings, and returns its index. want
 // is tried as a heading's text, then as a path: its parts, split at '>', must be the last
 // parts of the heading's path, which runs from the note's title down through the headings
-// above it. Each way is tried as written, then ignoring case, and the first that finds any
-// heading decides. More than one heading found is a refusal that lists them, never a guess.
+// above it (see find). A first part that names the note, as search results write it, may
+// stand before any heading. More than one heading found is a refusal that lists them, never a
+// guess.
 func locate(note, title string, headings []markdown.Heading, want string) (int, error) {
 	want = strings.TrimSpace(want)
 	if level := strings.IndexFunc(want, func(r rune) bool { return r != '#' }); level > 0 && (want[level] == ' ' || want[level] == '\t') {
@@ -125,23 +126,12 @@ func locate(note, title string, headings []markdown.Heading, want string) (int, 
 	for i := range parts {
 		parts[i] = strings.TrimSpace(parts[i])
 	}
-	var found []int
-	for _, equal := range []func(a, b string) bool{func(a, b string) bool { return a == b }, strings.EqualFold} {
-		for i, h := range headings {
-			if equal(h.Text, want) {
-				found = append(found, i)
-			}
-		}
-		if len(found) == 0 && len(parts) > 1 {
-			for i := range headings {
-				if endsWith(append([]string{title}, trails[i]...), parts, equal) {
-					found = append(found, i)
-				}
-			}
-		}
-		if len(found) > 0 {
-			break
-		}
+	found := find(headings, trails, title, want, parts)
+	if len(found) == 0 && len(parts) > 1 && namesNote(note, title, parts[0]) {
+		// Search results name a section by its note and its own heading, "Garden/Tomatoes.md >
+		// Watering", whatever headings lie between: the note is known, the rest is the heading.
+		want, parts = strings.Join(parts[1:], " > "), parts[1:]
+		found = find(headings, trails, title, want, parts)
 	}
 
 	switch {
@@ -162,6 +152,37 @@ func locate(note, title string, headings []markdown.Heading, want string) (int, 
 	}
 	return 0, vault.Refuse(ErrHeading, "note %q has no heading %q; its headings are %s%s; send one of them, or leave heading out to add at the end of the note",
 		note, clip(want), strings.Join(listed, ", "), more)
+}
+
+// find returns the headings that want names: as a heading's text, or else as the last parts
+// of a heading's path, its trail under the note's title. Each way is tried as written, then
+// ignoring case, and the first that finds any heading decides.
+func find(headings []markdown.Heading, trails [][]string, title, want string, parts []string) []int {
+	var found []int
+	for _, equal := range []func(a, b string) bool{func(a, b string) bool { return a == b }, strings.EqualFold} {
+		for i, h := range headings {
+			if equal(h.Text, want) {
+				found = append(found, i)
+			}
+		}
+		if len(found) == 0 && len(parts) > 1 {
+			for i := range headings {
+				if endsWith(append([]string{title}, trails[i]...), parts, equal) {
+					found = append(found, i)
+				}
+			}
+		}
+		if len(found) > 0 {
+			break
+		}
+	}
+	return found
+}
+
+// namesNote reports whether s names the note itself: its path, with or without its
+// extension, or its title, in any case.
+func namesNote(note, title, s string) bool {
+	return strings.EqualFold(s, note) || strings.EqualFold(s, strings.TrimSuffix(note, path.Ext(note))) || strings.EqualFold(s, title)
 }
 
 // ambiguous refuses a heading that names several, listing them by their paths. When two of

@@ -49,6 +49,11 @@ func TestInsert(t *testing.T) {
 		{"as written wins over case", "## LOG\nA\n## Log\nb\n", "x", "Log", "## LOG\nA\n## Log\nb\nx\n"},
 		{"a path picks one of two", "## Home\n### Log\nh\n## Work\n### Log\nw\n", "x", "Work > Log", "## Home\n### Log\nh\n## Work\n### Log\nw\nx\n"},
 		{"a path may start at the note's title, as search results do", "## Log\na\n", "x", "Day > Log", "## Log\na\nx\n"},
+		{"the note's path and a heading, as search results name a section", "# Day\n## Work\n### Log\nw\n## Ideas\n", "x", "Notes/Day.md > Log",
+			"# Day\n## Work\n### Log\nw\nx\n## Ideas\n"},
+		{"the note's path without its extension, and a path below it", "## Home\n### Log\nh\n## Work\n### Log\nw\n", "x", "notes/day > Work > Log",
+			"## Home\n### Log\nh\n## Work\n### Log\nw\nx\n"},
+		{"the title before a heading deeper down", "# Day\n## Work\n### Log\nw\n", "x", "Day > Log", "# Day\n## Work\n### Log\nw\nx\n"},
 		{"a heading whose text holds '>'", "## A > B\na\n## B\nb\n", "x", "A > B", "## A > B\na\nx\n## B\nb\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,6 +84,8 @@ func TestInsertRefusals(t *testing.T) {
 			`note "Notes/Day.md" has 2 headings "Log": "Home > Log" (line 2), "Work > Log" (line 4); send the one you mean as its path, like "Home > Log"`},
 		{"two headings of one path", "## Log\na\n## Log\nb\n", "Log",
 			`note "Notes/Day.md" has 2 headings "Log": "Log" (line 1), "Log" (line 3), and no path tells some of them apart; leave heading out to add at the end of the note, or ask the user to rename one`},
+		{"the note's path, then a heading it does not have", "## Log\n", "Notes/Day.md > Journal",
+			`note "Notes/Day.md" has no heading "Journal"; its headings are "Log"; send one of them, or leave heading out to add at the end of the note`},
 		{"a heading in the frontmatter is YAML", "---\n# a comment\n---\n## Log\n", "a comment",
 			`note "Notes/Day.md" has no heading "a comment"; its headings are "Log"; send one of them, or leave heading out to add at the end of the note`},
 		{"a heading in a code fence is code", "```\n## Log\n```\n", "Log", `note "Notes/Day.md" has no headings; leave heading out to add at the end of the note`},
