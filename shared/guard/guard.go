@@ -67,8 +67,8 @@ type Config struct {
 // it, so next sees only requests that passed them all:
 //
 //  1. Host and Origin (403), as Local checks them.
-//  2. Method (405): POST only. This server streams nothing and keeps no sessions, so GET
-//     and DELETE have nothing to do.
+//  2. Method (405): POST only. This server keeps no sessions, and its only streams answer
+//     subscriptions/listen POSTs, so GET and DELETE have nothing to do.
 //  3. Body (413, 408): at most MaxBody bytes, arriving within BodyTimeout.
 //  4. Concurrency (503): at most MaxInFlight requests go further at once. A request that opens
 //     a subscriptions/listen stream, which lasts as long as its client listens, takes none of
@@ -138,7 +138,7 @@ func (g *limits) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Set("Allow", http.MethodPost)
 		refuseAt(level, g.log, w, r, http.StatusMethodNotAllowed, "method", fmt.Sprintf(
-			"method %s is not allowed; send JSON-RPC messages with POST (this server streams nothing and keeps no sessions)",
+			"method %s is not allowed; send JSON-RPC messages with POST (this server keeps no sessions, and its only streams answer subscriptions/listen POSTs)",
 			r.Method))
 		return
 	}
