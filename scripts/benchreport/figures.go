@@ -160,6 +160,8 @@ var sections = []section{
 				Value: ms("save-to-searchable-ms")},
 			pollRow("polling, 10,000 notes: one pass, and the share of a core", "notes=10000", false),
 			pollRow("polling, 50,000 notes: one pass, and the share of a core", "notes=50000", true),
+			pollSavesRow("polling, 10,000 notes, a note saved through a temporary file every second: the share of a core", "notes=10000", false),
+			pollSavesRow("polling, 50,000 notes, a note saved through a temporary file every second: the share of a core", "notes=50000", true),
 		},
 	},
 	{
@@ -308,6 +310,16 @@ func pollRow(what, size string, long bool) figure {
 		Value: metric{Unit: "core-%", Label: "%"}, Extra: ms("pass-ms"), ExtraWhat: "a full pass",
 		Target: "≤ 0.5% of a core", MaxValue: 0.5,
 		Miss: "Each kind of pass waits a multiple of the time it last took (250 for a full pass, 1,000 for a quick one), which comes to 0.5% of a core while passes take as long as the one before them. Above it, passes kept taking longer than the last: a machine busy with other work, or a file cache being emptied."}
+}
+
+// pollSavesRow is the share of one core a polling Watcher takes while a note is saved every
+// second through a temporary file, in another folder each time: every save changes a folder's
+// time, and each costs a pass over that folder.
+func pollSavesRow(what, size string, long bool) figure {
+	return figure{What: what, Bench: "BenchmarkPollSaves/" + size, Long: long,
+		Value: metric{Unit: "core-%", Label: "%"}, Extra: s("every-s"), ExtraWhat: "between full passes",
+		Target: "≤ 1% of a core", MaxValue: 1,
+		Miss: "Full passes take 0.4% of a core, folder passes at most as much again, quick passes 0.1%. Above 1%, the machine was busy with other work while the benchmark measured the process's own CPU time, or folder passes cost more than a folder's listing (a vault of one huge folder)."}
 }
 
 // toolsRows is one row a step: what its tools/list weighs, against the budget.

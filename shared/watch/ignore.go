@@ -45,3 +45,22 @@ func visible(p string) bool {
 func isNote(p string) bool {
 	return strings.EqualFold(path.Ext(p), ".md") && visible(p)
 }
+
+// hidden reports whether a name in p starts with a dot, as Obsidian's own folders do.
+func hidden(p string) bool {
+	return strings.HasPrefix(p, ".") || strings.Contains(p, "/.")
+}
+
+// visible is the rule above, or, for a Watcher that reports unservable names too, any path
+// that is not hidden, as vault.NoteInfos walks the vault.
+func (w *Watcher) visible(p string) bool {
+	if w.unservable {
+		return !hidden(p)
+	}
+	return visible(p)
+}
+
+// isNote is rule 2 with w's rule 1.
+func (w *Watcher) isNote(p string) bool {
+	return strings.EqualFold(path.Ext(p), ".md") && w.visible(p)
+}

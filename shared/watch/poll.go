@@ -3,14 +3,22 @@ package watch
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
+	"os"
+	"path"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"vaultmcp/shared/vault"
 )
 
 // Mode says how a Watcher notices changes.
@@ -39,15 +47,20 @@ func ParseMode(name string) (Mode, error) {
 }
 
 // Polling's pace. A full pass walks the vault and stats every note. In between, a quick pass
-// stats only the folders and the notes that changed lately (hot for hotFor). A note made,
-// deleted or renamed changes its folder's time, which sends the quick pass to a full one; an
-// edit to a note being worked on is seen by the quick pass. Only the first edit of a note left
-// alone for an hour waits for the next full pass.
+// stats the folders and the notes that changed lately (hot for hotFor). A note made, deleted
+// or renamed changes its folder's time, and so does an editor's save through a temporary
+// file: the quick pass then lists that folder again and stats its notes (a folder pass),
+// rather than the whole vault. An edit in place to a note being worked on is seen by the
+// quick pass. Only the first edit in place of a note left alone for an hour waits for the next
+// full pass.
 //
-// Each kind of pass is paced by the time it took the last time, so that polling stays under
-// half a percent of one core however large the vault and however warm the file cache: full
-// passes get 1/fullShare of a core (0.4%: at 50,000 notes, a quarter of a second every
-// minute), quick passes 1/quickShare (0.1%: 100 folders take a quarter of a millisecond).
+// Each kind of pass is paced by the time it took the last time, so that polling stays within
+// one percent of one core however large the vault, however warm the file cache and however
+// often notes are saved: full passes get 1/fullShare of a core (0.4%: at 50,000 notes, a
+// quarter of a second every minute), folder passes as much again (a folder of 100 notes takes
+// a millisecond, so they run at every quick pass; one folder holding a whole vault waits as a
+// full pass does), and quick passes 1/quickShare (0.1%: 100 folders take a quarter of a
+// millisecond).
 const (
 	fullShare    = 250
 	quickShare   = 1000
@@ -66,23 +79,24 @@ func paced(took time.Duration, share int, least, most time.Duration) time.Durati
 
 // Noticing says how a Watcher notices changes, for a status report.
 type Noticing struct {
-	Mode  Mode          // Events or Poll: what it does now
+	Mode  Mode          // Events or Poll: what it does now; "" when it notices nothing (see Trouble)
 	Every time.Duration // between two full passes when polling; 0 with events
 	Quick time.Duration // between two quick passes when polling; 0 with events
 	Why   string        // why it polls; "" with events
+	// Trouble says why changes may go unnoticed, in words for the user: the vault folder is
+	// gone from its path, part of the vault could not be watched, a pass failed, or the
+	// Watcher stopped. "" while every change is noticed.
+	Trouble string
 }
 
 func (n Noticing) String() string {
-	if n.Mode != Poll {
+	switch n.Mode {
+	case Events:
 		return "file events"
+	case Poll:
+		return fmt.Sprintf("polling every %v (folders and recent edits every %v): %s", n.Every, n.Quick, n.Why)
 	}
-	return fmt.Sprintf("polling every %v (folders and recent edits every %v): %s", n.Every, n.Quick, n.Why)
-}
-
-// stamp is what a pass compares: a note whose size or time differ has changed.
-type stamp struct {
-	size  int64
-	mtime time.Time
+	return "none"
 }
 
 // polling is the state of a Watcher that polls.
@@ -92,11 +106,13 @@ type polling struct {
 	ticker *time.Ticker  // nil while events are used; only Run's goroutine sets it after New
 	tick   time.Duration // the ticker's period: the shorter of the two intervals
 
-	stamps   map[string]stamp     // the notes at the last look
-	folders  map[string]time.Time // every folder and its time, at the last full pass
-	hot      map[string]time.Time // notes that changed lately, and when
-	lastFull time.Time
-	quick    time.Duration // the least time between two quick passes: quickEvery
+	stamps      map[string]vault.Stamp // the notes at the last look
+	racy        map[string][32]byte    // notes whose Stamp was racy at the last look, and their content's hash
+	folders     map[string]time.Time   // every folder and its time, at the last look
+	hot         map[string]time.Time   // notes that changed lately, and when
+	lastFull    time.Time
+	nextFolders time.Time     // the earliest time for the next folder pass
+	quick       time.Duration // the least time between two quick passes: quickEvery
 }
 
 // Noticing says how the Watcher notices changes now. It is safe to call at any time.
@@ -106,8 +122,10 @@ func (w *Watcher) Noticing() Noticing {
 	return w.poll.now
 }
 
-// cannotWatch reports whether err from adding a watch means the system has no more to give:
-// descriptors (EMFILE, ENFILE: kqueue holds one for every file) or inotify watches (ENOSPC).
+// cannotWatch reports whether err from adding a watch, or from starting a watcher, means the
+// system has no more to give: descriptors (EMFILE, ENFILE: kqueue holds one for every file,
+// and inotify_init says EMFILE when the user's inotify instances are used up) or inotify
+// watches (ENOSPC).
 func cannotWatch(err error) bool {
 	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) || errors.Is(err, syscall.ENOSPC)
 }
@@ -116,19 +134,24 @@ func cannotWatch(err error) bool {
 // once, with the reason and the interval, which the time of this first pass sets.
 func (w *Watcher) startPolling(why string) error {
 	for f := range w.folders {
-		_ = w.fsw.Remove(w.abs(f))
+		_ = w.fsw.Remove(w.abs(f)) // only a Watcher with events watches folders
 	}
 	clear(w.folders)
 	start := time.Now()
-	stamps, folders, err := w.snapshot()
+	stamps, folders, err := w.snapshot(".")
 	if err != nil {
 		return err
 	}
 	pass := time.Since(start)
-	w.poll.stamps, w.poll.folders, w.poll.hot, w.poll.lastFull = stamps, folders, map[string]time.Time{}, start
-	if w.running.Load() {
+	w.poll.stamps, w.poll.folders, w.poll.lastFull = stamps, folders, start
+	w.poll.hot, w.poll.racy = map[string]time.Time{}, map[string][32]byte{}
+	for p, s := range stamps {
+		w.remember(p, s, start)
+	}
+	if w.running.Load() && w.lost == nil {
 		// Turned to polling while running: a note that came or went since the last event
-		// is a change, which no event will report now.
+		// is a change, which no event will report now. (A vault folder back from elsewhere
+		// gets a Rescan instead.)
 		for p := range stamps {
 			if !w.notes[p] {
 				w.pend(p)
@@ -170,18 +193,43 @@ func (w *Watcher) ticks() <-chan time.Time {
 	return w.poll.ticker.C
 }
 
-// pollOnce runs a full pass when one is due, or when a folder's time says that notes were
-// made, removed or renamed in it; otherwise it looks at the notes that changed lately. Then it
-// sets the time to the next pass from the time this one took.
+// pollOnce runs a full pass when one is due. Otherwise it passes over the folders whose time
+// says that notes were made, removed, renamed or saved through a temporary file in them, when
+// folder passes are due, and looks at the notes that changed lately. Then it sets the time to
+// the next pass from the time this one took.
 func (w *Watcher) pollOnce() {
 	start := time.Now()
-	if start.Sub(w.poll.lastFull) >= w.Noticing().Every || w.foldersChanged() {
+	if !w.vaultThere() {
+		w.lose()
+		return
+	}
+	if start.Sub(w.poll.lastFull) >= w.Noticing().Every {
 		w.fullPass(start)
 		w.pace(time.Since(start), 0)
 		return
 	}
+	var folderPasses time.Duration
+	if changed := w.changedFolders(); len(changed) > 0 && !start.Before(w.poll.nextFolders) {
+		began := time.Now()
+		for _, f := range changed {
+			w.folderPass(f, start)
+		}
+		folderPasses = time.Since(began)
+		w.poll.nextFolders = began.Add(min(fullShare*folderPasses, maxPollEvery))
+	}
 	w.quickPass(start)
-	w.pace(0, time.Since(start))
+	w.pace(0, time.Since(start)-folderPasses)
+}
+
+// vaultThere reports whether the vault folder is still where it was: polling goes through the
+// folder held open, which follows it wherever it is moved.
+func (w *Watcher) vaultThere() bool {
+	there, err := os.Stat(w.dir)
+	if err != nil {
+		return false
+	}
+	held, err := w.root.Stat(".")
+	return err == nil && os.SameFile(there, held)
 }
 
 // pace sets the time between two full passes from the time the last full one took, and
@@ -204,59 +252,174 @@ func (w *Watcher) pace(full, quick time.Duration) {
 	}
 }
 
-// quickPass looks again at the notes that changed within hotFor.
+// quickPass looks again at the notes that changed within hotFor, and at those whose Stamp was
+// racy at the last look.
 func (w *Watcher) quickPass(now time.Time) {
 	for p, at := range w.poll.hot {
 		if now.Sub(at) > hotFor {
 			delete(w.poll.hot, p)
 			continue
 		}
-		var s stamp // zero: gone
-		if info, err := fs.Stat(w.root.FS(), p); err == nil && info.Mode().IsRegular() {
-			s = stamp{info.Size(), info.ModTime()}
-		}
-		if s != w.poll.stamps[p] {
-			w.changedByPolling(p, now)
-			if s == (stamp{}) {
-				delete(w.poll.stamps, p)
-			} else {
-				w.poll.stamps[p] = s
-			}
+		w.look(p, now)
+	}
+	for p := range w.poll.racy {
+		if _, hot := w.poll.hot[p]; !hot {
+			w.look(p, now)
 		}
 	}
 }
 
-// foldersChanged reports whether any folder's time differs from the last full pass.
-func (w *Watcher) foldersChanged() bool {
+// look stats the note at p and compares it with the last look.
+func (w *Watcher) look(p string, now time.Time) {
+	s, ok := w.stampOf(p, nil)
+	w.compare(p, s, ok, now)
+}
+
+// compare holds the note at p until it is quiet when its Stamp s differs from the last look
+// (ok false: it is gone), or when the last look's Stamp was racy and its content has changed
+// since: a second write within the same tick of the file system's clock leaves the Stamp as
+// it was (see vault.Stamp.Racy).
+func (w *Watcher) compare(p string, s vault.Stamp, ok bool, now time.Time) {
+	old, had := w.poll.stamps[p]
+	switch {
+	case !ok:
+		delete(w.poll.racy, p)
+		if had {
+			delete(w.poll.stamps, p)
+			w.changedByPolling(p, now)
+		}
+		return
+	case !had || !old.Same(s):
+		w.changedByPolling(p, now)
+	default:
+		if sum, racy := w.poll.racy[p]; racy && sum != w.sum(p) {
+			w.changedByPolling(p, now)
+		}
+	}
+	w.remember(p, s, now)
+}
+
+// remember records the Stamp s of the note at p, seen at now, and the hash of its content
+// while s is racy.
+func (w *Watcher) remember(p string, s vault.Stamp, now time.Time) {
+	w.poll.stamps[p] = s
+	if s.Racy(now) {
+		w.poll.racy[p] = w.sum(p)
+	} else {
+		delete(w.poll.racy, p)
+	}
+}
+
+// sum hashes the content of the note at p; a note that cannot be read gives the zero sum,
+// which differs from any content's.
+func (w *Watcher) sum(p string) [32]byte {
+	content, err := fs.ReadFile(w.root.FS(), p)
+	if err != nil {
+		return [32]byte{}
+	}
+	return sha256.Sum256(content)
+}
+
+// changedFolders returns the folders whose time differs from the last look, or that are
+// gone, parents before their children.
+func (w *Watcher) changedFolders() []string {
+	var changed []string
 	for f, at := range w.poll.folders {
 		info, err := w.root.Stat(filepath.FromSlash(f))
 		if err != nil || !info.ModTime().Equal(at) {
-			return true
+			changed = append(changed, f)
 		}
 	}
-	return false
+	slices.Sort(changed)
+	return changed
 }
 
 // fullPass compares every note on disk with the last look, and holds every note that
-// appeared, went or changed size or time until it is quiet, as an event would. A folder moved
-// shows as its notes gone from one place and new in another.
+// appeared, went or changed until it is quiet, as an event would. A folder moved shows as its
+// notes gone from one place and new in another.
 func (w *Watcher) fullPass(now time.Time) {
-	stamps, folders, err := w.snapshot()
+	stamps, folders, err := w.snapshot(".")
 	if err != nil {
 		w.log.Error("polling the vault failed; trying again at the next pass", "err", err)
+		w.trouble(fmt.Sprintf("polling the vault failed (%v); it is tried again at every pass", err))
 		return
 	}
+	w.trouble("")
+	for p := range w.poll.stamps {
+		if _, ok := stamps[p]; !ok {
+			w.compare(p, vault.Stamp{}, false, now)
+		}
+	}
 	for p, s := range stamps {
-		if old, ok := w.poll.stamps[p]; !ok || old != s {
-			w.changedByPolling(p, now)
+		w.compare(p, s, true, now)
+	}
+	w.poll.folders, w.poll.lastFull = folders, now
+}
+
+// folderPass looks again at folder f, whose time changed: it compares the notes in it with
+// the last look, lists any folder new in it whole, and drops any folder gone from it, so that
+// what a person does in one folder costs that folder, not the vault.
+func (w *Watcher) folderPass(f string, now time.Time) {
+	info, err := w.root.Stat(filepath.FromSlash(f))
+	if err != nil || !info.IsDir() {
+		w.dropFolder(f, now)
+		return
+	}
+	entries, err := fs.ReadDir(w.root.FS(), f)
+	if err != nil {
+		return // tried again at the next pass, or seen by the next full one
+	}
+	w.poll.folders[f] = info.ModTime()
+	here := map[string]bool{}
+	for _, d := range entries {
+		p := path.Join(f, d.Name())
+		switch {
+		case !w.visible(p):
+		case d.IsDir():
+			here[p] = true
+			if _, known := w.poll.folders[p]; !known {
+				// New here: made, moved in, or the new name of a renamed one.
+				stamps, folders, err := w.snapshot(p)
+				if err != nil {
+					continue
+				}
+				maps.Copy(w.poll.folders, folders)
+				for q, s := range stamps {
+					w.compare(q, s, true, now)
+				}
+			}
+		case w.isNote(p):
+			here[p] = true
+			s, ok := w.stampOf(p, d)
+			w.compare(p, s, ok, now)
 		}
 	}
 	for p := range w.poll.stamps {
-		if _, ok := stamps[p]; !ok {
-			w.changedByPolling(p, now)
+		if path.Dir(p) == f && !here[p] {
+			w.compare(p, vault.Stamp{}, false, now)
 		}
 	}
-	w.poll.stamps, w.poll.folders, w.poll.lastFull = stamps, folders, now
+	for g := range w.poll.folders {
+		if g != f && path.Dir(g) == f && !here[g] {
+			w.dropFolder(g, now)
+		}
+	}
+}
+
+// dropFolder forgets folder f and the folders below it, gone from the disk, and every note
+// they held is a change.
+func (w *Watcher) dropFolder(f string, now time.Time) {
+	prefix := f + "/"
+	for g := range w.poll.folders {
+		if g == f || strings.HasPrefix(g, prefix) {
+			delete(w.poll.folders, g)
+		}
+	}
+	for p := range w.poll.stamps {
+		if strings.HasPrefix(p, prefix) {
+			w.compare(p, vault.Stamp{}, false, now)
+		}
+	}
 }
 
 // changedByPolling holds p until it is quiet, as an event would, and keeps an eye on it in
@@ -266,17 +429,34 @@ func (w *Watcher) changedByPolling(p string, now time.Time) {
 	w.pend(p)
 }
 
-// snapshot lists every note in the vault with its size and time, as vault.NoteInfos does,
-// and every folder with its time.
-func (w *Watcher) snapshot() (map[string]stamp, map[string]time.Time, error) {
-	stamps, folders := map[string]stamp{}, map[string]time.Time{}
-	err := fs.WalkDir(w.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+// stampOf stats the note at p, through a link if it is one (d, when not nil, is its entry in
+// its folder's listing, which spares a stat for a plain file), and reports whether it is a
+// note: a regular file, or a link to one inside the vault.
+func (w *Watcher) stampOf(p string, d fs.DirEntry) (vault.Stamp, bool) {
+	var info fs.FileInfo
+	var err error
+	if d != nil && d.Type().IsRegular() {
+		info, err = d.Info()
+	} else {
+		info, err = fs.Stat(w.root.FS(), p) // a link's target, inside the vault
+	}
+	if err != nil || !info.Mode().IsRegular() {
+		return vault.Stamp{}, false
+	}
+	return vault.StampOf(info), true
+}
+
+// snapshot lists every note under the folder top ("." for the vault) with its Stamp, as
+// vault.NoteInfos does, and every folder with its time.
+func (w *Watcher) snapshot(top string) (map[string]vault.Stamp, map[string]time.Time, error) {
+	stamps, folders := map[string]vault.Stamp{}, map[string]time.Time{}
+	err := fs.WalkDir(w.root.FS(), top, func(p string, d fs.DirEntry, err error) error {
 		switch {
-		case p == "." && err != nil:
+		case p == top && err != nil:
 			return err
 		case err != nil:
 			return fs.SkipDir // unreadable, or gone while we looked
-		case p != "." && !visible(p):
+		case p != "." && !w.visible(p):
 			if d.IsDir() {
 				return fs.SkipDir
 			}
@@ -284,13 +464,9 @@ func (w *Watcher) snapshot() (map[string]stamp, map[string]time.Time, error) {
 			if info, err := d.Info(); err == nil {
 				folders[p] = info.ModTime()
 			}
-		case isNote(p):
-			info, err := d.Info()
-			if err == nil && !info.Mode().IsRegular() {
-				info, err = fs.Stat(w.root.FS(), p) // a link's target, inside the vault
-			}
-			if err == nil && info.Mode().IsRegular() {
-				stamps[p] = stamp{info.Size(), info.ModTime()}
+		case w.isNote(p):
+			if s, ok := w.stampOf(p, d); ok {
+				stamps[p] = s
 			}
 		}
 		return nil

@@ -3,11 +3,18 @@ package watch
 import (
 	"errors"
 	"fmt"
+	"os"
+	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"vaultmcp/shared/vault"
 )
 
 // testPollEvery keeps polling tests quick; a real interval is seconds.
@@ -162,4 +169,150 @@ func TestParseMode(t *testing.T) {
 			t.Errorf("ParseMode(%q) = %v; want an error naming the modes", name, err)
 		}
 	}
+}
+
+// TestAutoPollsWithoutAWatcher: when the system refuses a watcher at all (inotify_init's
+// EMFILE: the user's inotify instances, or the process's descriptors, are used up), an Auto
+// watcher polls, and says why and what to raise. Events fails, as it did before.
+func TestAutoPollsWithoutAWatcher(t *testing.T) {
+	t.Parallel()
+	refuse := func() (*fsnotify.Watcher, error) {
+		return nil, fmt.Errorf("couldn't initialize inotify: %w", syscall.EMFILE)
+	}
+	v := newTestVault(t, testDebounce, "Old.md", "Folder/a.md", "Folder/Sub/b.md")
+	v.mkdirAll("Moved")
+	v.opts = Options{PollEvery: testPollEvery, newWatcher: refuse}
+	v.watch()
+	n := v.w.Noticing()
+	if n.Mode != Poll || !strings.Contains(n.Why, "the system refused a file watcher (couldn't initialize inotify: too many open files)") {
+		t.Errorf("Noticing() = %+v, want polling because the system refused a watcher", n)
+	}
+	if runtime.GOOS == "linux" && !strings.Contains(n.Why, "fs.inotify.max_user_instances") {
+		t.Errorf("Noticing().Why = %q does not say which limit to raise", n.Why)
+	}
+	changesByPolling(t, v)
+
+	if _, err := New(v.dir, Options{Mode: Events, newWatcher: refuse}); !errors.Is(err, syscall.EMFILE) {
+		t.Errorf("New with Events and no watcher to be had: %v, want the error", err)
+	}
+}
+
+// TestPollMakesNoWatcher: a Watcher asked to poll takes no inotify instance, a resource
+// every program of the user shares.
+func TestPollMakesNoWatcher(t *testing.T) {
+	t.Parallel()
+	made := false
+	w, err := New(t.TempDir(), Options{Mode: Poll, newWatcher: func() (*fsnotify.Watcher, error) {
+		made = true
+		return fsnotify.NewWatcher()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if made {
+		t.Error("a Watcher that polls made a file watcher")
+	}
+}
+
+// TestPollingFolderPass: a folder whose time changed is listed again, and only it: a save
+// through a temporary file, a new folder and a removed one show within a quick pass, while an
+// edit in place to a note nobody touched lately, in a folder where nothing else happens, waits
+// for the full pass (which here never comes) and so proves that the vault was not walked.
+func TestPollingFolderPass(t *testing.T) {
+	t.Parallel()
+	v := newTestVault(t, testDebounce, "Quiet/Old.md", "Folder/a.md", "Folder/b.md", "Gone/c.md")
+	v.opts = Options{Mode: Poll, PollEvery: time.Hour, quick: testPollEvery}
+	v.watch()
+	// Left alone long enough that polling no longer keeps its hash (see TestPollingRacyStamp).
+	time.Sleep(vault.RacyWindow + 5*testPollEvery)
+	v.quiet()
+	v.write("Quiet/Old.md", "# Old, edited in place")
+	v.write("Folder/b.md.tmp", "# b, saved through a temporary file")
+	v.rename("Folder/b.md.tmp", "Folder/b.md")
+	v.expect(updated("Folder/b.md"))
+	v.write("New/Deeper/d.md", "# d")
+	v.expect(updated("New/Deeper/d.md"))
+	v.removeAll("Gone")
+	v.expect(removed("Gone/c.md"))
+	v.rename("New", "Folder/New")
+	v.expect(removed("New/Deeper/d.md"), updated("Folder/New/Deeper/d.md"))
+	v.quiet() // Old.md's edit is still unseen
+}
+
+// TestPollingSeesTimesPutBack: a rewrite of the same size whose time is put back, as touch -r
+// and some sync tools do, changes the note's change time, which polling compares too.
+func TestPollingSeesTimesPutBack(t *testing.T) {
+	t.Parallel()
+	v := newTestVault(t, testDebounce, "Note.md")
+	if vault.StampOf(statOf(t, v.path("Note.md"))).CTime.IsZero() {
+		t.Skip("this system gives no change time with a stat")
+	}
+	v.opts = Options{Mode: Poll, PollEvery: time.Hour, quick: testPollEvery}
+	v.watch()
+	v.write("Note.md", "# Note, version 1") // makes the note hot: the quick pass looks at it
+	v.expect(updated("Note.md"))
+	before := statOf(t, v.path("Note.md"))
+	// The change time comes from a clock that moves once per scheduler tick: let it move.
+	time.Sleep(50 * time.Millisecond)
+	v.write("Note.md", "# Note, version 2")
+	if err := os.Chtimes(v.path("Note.md"), before.ModTime(), before.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	v.expect(updated("Note.md"))
+}
+
+// TestPollingRacyStamp: a Stamp taken within the racy window of its note's last write may
+// hide a second write in the same tick (see vault.Stamp.Racy): polling keeps the hash of such
+// a note and compares it at the next look. The Stamps are given, as a clock tick cannot be
+// made to order.
+func TestPollingRacyStamp(t *testing.T) {
+	t.Parallel()
+	v := newTestVault(t, testDebounce, "Note.md", "Calm.md")
+	v.opts = Options{Mode: Poll, PollEvery: time.Hour}
+	w, err := New(v.dir, v.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	pended := func() []string {
+		var paths []string
+		for p := range w.pending.deadline {
+			paths = append(paths, p)
+		}
+		slices.Sort(paths)
+		clear(w.pending.deadline)
+		w.pending.queue = nil
+		return paths
+	}
+	now := time.Now()
+	stamp := vault.Stamp{Size: 9, MTime: now.Add(-time.Millisecond)}
+	w.remember("Note.md", stamp, now)                                   // racy: written a moment before
+	w.remember("Calm.md", stamp, now.Add(vault.RacyWindow+time.Second)) // looked at well after its write
+	v.write("Note.md", "# changed")                                     // the same Stamp, as within one tick
+	v.write("Calm.md", "# changed")
+	later := now.Add(time.Second)
+	w.compare("Note.md", stamp, true, later)
+	w.compare("Calm.md", stamp, true, later)
+	if got := pended(); !slices.Equal(got, []string{"Note.md"}) {
+		t.Errorf("after a second write hidden by the same Stamp, pending %v, want [Note.md]", got)
+	}
+	// Once the note's content is known at a Stamp no longer racy, it is not read again.
+	w.compare("Note.md", stamp, true, now.Add(time.Hour))
+	w.compare("Note.md", stamp, true, now.Add(2*time.Hour))
+	if got := pended(); len(got) != 0 {
+		t.Errorf("pending %v, want nothing once the Stamp is no longer racy", got)
+	}
+	if _, racy := w.poll.racy["Note.md"]; racy {
+		t.Error("the note's hash is still kept once its Stamp is no longer racy")
+	}
+}
+
+func statOf(t *testing.T, name string) os.FileInfo {
+	t.Helper()
+	info, err := os.Stat(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info
 }

@@ -39,6 +39,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -124,19 +125,25 @@ type Options struct {
 	// PollEvery is the interval between two passes when polling. Zero means one chosen from
 	// the time a pass takes.
 	PollEvery time.Duration
+	// Unservable also reports the notes whose names vault.Notes leaves out, such as "a:b.md"
+	// (vault.NoteInfos names them, with the reason), so that a consumer that lists them for
+	// the user keeps the list current as they come and go. Hidden paths stay out.
+	Unservable bool
 
-	add   func(folder string) error // in tests, a failure where watches are added
-	quick time.Duration             // in tests, a shorter quickEvery
+	add        func(folder string) error         // in tests, a failure where watches are added
+	newWatcher func() (*fsnotify.Watcher, error) // in tests, a failure to start watching
+	quick      time.Duration                     // in tests, a shorter quickEvery
 }
 
 // A Watcher watches a vault for changes to its notes. Create one with New, start it with Run,
 // and stop it with Close.
 type Watcher struct {
-	dir  string   // the vault folder, absolute
-	root *os.Root // the vault folder, which settle asks about notes the way vault.Vault does
-	fsw  *fsnotify.Watcher
-	log  *slog.Logger
-	add  func(folder string) error // fsw.Add, or a failure a test injects
+	dir        string            // the vault folder, absolute
+	root       *os.Root          // the vault folder, which settle asks about notes the way vault.Vault does
+	fsw        *fsnotify.Watcher // nil when the system refused one, and the Watcher polls
+	log        *slog.Logger
+	add        func(folder string) error // fsw.Add, or a failure a test injects
+	unservable bool                      // report notes with names vault.Notes leaves out
 
 	mode      Mode          // as asked
 	pollEvery time.Duration // as asked; 0 to choose
@@ -150,8 +157,15 @@ type Watcher struct {
 	// Only Run touches these once New has returned.
 	folders map[string]bool // watched folders, vault-relative; "." is the vault
 	notes   map[string]bool // the notes last seen on disk, to tell which notes a removed folder held
+	links   symlinks        // the notes that are symbolic links, and the notes they lead to
 	pending *debouncer      // paths waiting to be quiet
 	outbox  outbox          // changes waiting for the consumer
+	lost    *Noticing       // while the vault folder is gone from its path: how changes were noticed before
+
+	// What a consumer that wants to know whether it has caught up reads from other goroutines
+	// (see Waiting and Sent).
+	waiting atomic.Int64 // paths held: waiting to be quiet, or settled and waiting to be sent
+	sent    atomic.Int64 // changes sent so far
 
 	running   atomic.Bool
 	closeOnce sync.Once
@@ -171,31 +185,27 @@ func New(dir string, opts Options) (*Watcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("watching the vault: %w", err)
 	}
-	fsw, err := fsnotify.NewWatcher()
-	if err != nil {
-		root.Close()
-		return nil, fmt.Errorf("starting the file watcher: %w", err)
-	}
 	window := cmp.Or(opts.Debounce, DefaultDebounce)
 	w := &Watcher{
-		dir:       abs,
-		root:      root,
-		fsw:       fsw,
-		add:       fsw.Add,
-		log:       cmp.Or(opts.Logger, slog.New(slog.DiscardHandler)),
-		mode:      cmp.Or(opts.Mode, Auto),
-		pollEvery: opts.PollEvery,
-		folders:   make(map[string]bool),
-		cost:      make(map[string]int),
-		notes:     make(map[string]bool),
-		pending:   newDebouncer(window),
-		outbox:    outbox{paths: make(map[string]bool)},
-	}
-	if opts.add != nil {
-		w.add = opts.add
+		dir:        abs,
+		root:       root,
+		log:        cmp.Or(opts.Logger, slog.New(slog.DiscardHandler)),
+		mode:       cmp.Or(opts.Mode, Auto),
+		pollEvery:  opts.PollEvery,
+		unservable: opts.Unservable,
+		folders:    make(map[string]bool),
+		cost:       make(map[string]int),
+		notes:      make(map[string]bool),
+		links:      newSymlinks(abs),
+		pending:    newDebouncer(window),
+		outbox:     outbox{paths: make(map[string]bool)},
 	}
 	w.poll.quick = cmp.Or(opts.quick, quickEvery)
-	if err := w.start(); err != nil {
+	newWatcher := opts.newWatcher
+	if newWatcher == nil {
+		newWatcher = fsnotify.NewWatcher
+	}
+	if err := w.start(newWatcher, opts.add); err != nil {
 		w.Close()
 		return nil, err
 	}
@@ -204,8 +214,8 @@ func New(dir string, opts Options) (*Watcher, error) {
 }
 
 // start watches the vault with events, or polls it: as asked, or, in Auto, when the vault
-// needs more watches than the budget allows or the system refuses one.
-func (w *Watcher) start() error {
+// needs more watches than the budget allows or the system refuses a watcher or a watch.
+func (w *Watcher) start(newWatcher func() (*fsnotify.Watcher, error), add func(string) error) error {
 	w.poll.now = Noticing{Mode: Events}
 	switch w.mode {
 	case Poll:
@@ -219,7 +229,29 @@ func (w *Watcher) start() error {
 	default:
 		return fmt.Errorf("watch mode %q: use auto, events or poll", w.mode)
 	}
+	fsw, err := newWatcher()
+	switch {
+	case err != nil && w.mode == Auto && cannotWatch(err):
+		return w.startPolling(watcherRefused(err))
+	case err != nil:
+		return fmt.Errorf("starting the file watcher: %w", err)
+	}
+	w.fsw, w.add = fsw, add
+	if w.add == nil {
+		w.add = fsw.Add
+	}
 	return w.eventsOrPoll(w.watchAll())
+}
+
+// watcherRefused says why the system would not give a watcher at all, and what to raise.
+func watcherRefused(err error) string {
+	why := fmt.Sprintf("the system refused a file watcher (%v)", err)
+	if runtime.GOOS == "linux" && errors.Is(err, syscall.EMFILE) {
+		// inotify_init says "too many open files" for both of the limits it can hit.
+		why += ": the inotify instances each user may have (fs.inotify.max_user_instances, 128 by default) " +
+			"or this process's file descriptors are used up; raise the first with sysctl fs.inotify.max_user_instances=512"
+	}
+	return why
 }
 
 // eventsOrPoll turns to polling, in Auto, when watching err says the system cannot give the
@@ -238,9 +270,12 @@ func (w *Watcher) eventsOrPoll(err error) error {
 // returns nil. Changes not yet sent are dropped: a consumer that must not miss them compares
 // its index with the disk when it starts again.
 //
-// Run returns an error only when watching cannot go on: the vault folder itself was moved or
-// removed. Linux reports a removed folder only once nothing holds it open, and a vault.Vault
-// does; a removed vault then shows as the removal of each of its notes.
+// Run never stops on its own, and never silently. When the vault folder itself is moved or
+// removed, it says so once in the log and in Noticing, and looks for the folder every few
+// seconds; once the folder is back, it watches (or polls) it again and sends a Rescan, since
+// what changed meanwhile is not known. (Linux reports a removed folder only once nothing holds
+// it open, and a vault.Vault does; a removed vault then shows as the removal of each of its
+// notes.)
 //
 // Run never closes the channel, so other producers (a reconcile at start-up) may send on it
 // too. A Watcher runs once.
@@ -248,11 +283,19 @@ func (w *Watcher) Run(ctx context.Context, changes chan<- Change) error {
 	if !w.running.CompareAndSwap(false, true) {
 		return errors.New("watch: Run was called twice; a Watcher runs once")
 	}
+	defer w.trouble("the file watcher has stopped; changes are noticed again after a restart")
 	// One timer serves every waiting path: it is set for the earliest deadline. Since Go
 	// 1.23 a timer that is Reset never delivers a stale tick, so it needs no draining.
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	// Without a watcher (the system refused one) the two channels are nil, and never ready.
+	var events <-chan fsnotify.Event
+	var failures <-chan error
+	if w.fsw != nil {
+		events, failures = w.fsw.Events, w.fsw.Errors
+	}
 	for {
+		w.waiting.Store(int64(len(w.pending.deadline) + len(w.outbox.queue)))
 		var wake <-chan time.Time
 		if at, ok := w.pending.next(); ok {
 			timer.Reset(time.Until(at))
@@ -269,20 +312,22 @@ func (w *Watcher) Run(ctx context.Context, changes chan<- Change) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case ev, ok := <-w.fsw.Events:
+		case ev, ok := <-events:
 			if !ok {
 				return nil // closed
 			}
-			if err := w.handle(ev); err != nil {
-				return err
-			}
-		case err, ok := <-w.fsw.Errors:
+			w.handle(ev)
+		case err, ok := <-failures:
 			if !ok {
 				return nil
 			}
 			w.recover(err)
 		case <-w.ticks():
-			w.pollOnce()
+			if w.lost != nil {
+				w.lookForVault()
+			} else {
+				w.pollOnce()
+			}
 		case now := <-wake:
 			for _, p := range w.pending.quiet(now) {
 				c := w.settle(p)
@@ -290,10 +335,26 @@ func (w *Watcher) Run(ctx context.Context, changes chan<- Change) error {
 				w.outbox.push(c)
 			}
 		case send <- next:
+			w.sent.Add(1) // before the outbox lets it go: see Waiting
 			w.outbox.pop()
 		}
 	}
 }
+
+// Waiting is how many paths the Watcher holds: changed and waiting to be quiet, or settled
+// and waiting for the consumer to take them. Sent is how many changes it has sent in all. A
+// consumer that counts the changes it has finished with knows how far behind the disk it is:
+//
+//	done := finished.Load() // first: a change finished after this is still counted below
+//	behind := w.Waiting() + int(w.Sent()-done)
+//
+// A change is counted by Sent before Waiting lets it go, so read in this order nothing is
+// missed, though a change may be counted twice for a moment. Events the system has queued
+// and the Watcher has not read yet are not counted: no one can count those.
+func (w *Watcher) Waiting() int { return int(w.waiting.Load()) }
+
+// Sent is how many changes Run has sent; see Waiting.
+func (w *Watcher) Sent() int64 { return w.sent.Load() }
 
 // Close stops watching and releases the vault folder. It may be called more than once, and
 // while Run runs, which then returns.
@@ -304,40 +365,46 @@ func (w *Watcher) Close() error {
 			w.poll.ticker.Stop()
 		}
 		w.poll.mu.Unlock()
-		w.closeErr = errors.Join(w.fsw.Close(), w.root.Close())
+		var err error
+		if w.fsw != nil {
+			err = w.fsw.Close()
+		}
+		w.closeErr = errors.Join(err, w.root.Close())
 	})
 	return w.closeErr
 }
 
 // handle turns one event into paths waiting to settle.
-func (w *Watcher) handle(ev fsnotify.Event) error {
+func (w *Watcher) handle(ev fsnotify.Event) {
 	rel, err := filepath.Rel(w.dir, ev.Name)
-	if err != nil {
-		return nil // not under the vault; fsnotify names only paths under the watched folders
+	if err != nil || w.lost != nil {
+		// Not under the vault (fsnotify names only paths under the watched folders), or the
+		// vault folder is gone: its events name paths it no longer has.
+		return
 	}
 	rel = filepath.ToSlash(rel)
 	if w.poll.ticker != nil {
 		// An event from before polling began: its note is settled as usual, but nothing is
 		// watched any more.
-		if isNote(rel) {
+		if w.isNote(rel) {
 			w.pend(rel)
 		}
-		return nil
+		return
 	}
 	gone := ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)
 	switch {
 	case rel == ".":
 		if gone {
-			return fmt.Errorf("the vault folder %s was moved or removed; start again with its new location", w.dir)
+			w.lose()
 		}
-		return nil
-	case !visible(rel):
+		return
+	case !w.visible(rel):
 		if ev.Has(fsnotify.Create) {
 			if info, err := w.root.Lstat(filepath.FromSlash(rel)); err == nil && info.IsDir() {
 				w.leftOut(rel)
 			}
 		}
-		return nil
+		return
 	}
 
 	if gone {
@@ -353,22 +420,33 @@ func (w *Watcher) handle(ev fsnotify.Event) error {
 		if info, err := w.root.Lstat(filepath.FromSlash(rel)); err == nil && info.IsDir() {
 			w.log.Debug("new folder", "path", rel)
 			if err := w.eventsOrPoll(w.scan(rel, w.pend)); err != nil {
-				w.log.Error("a new folder is not watched in full; changes in it may be seen only at the next start", "err", err)
+				w.unwatched(err)
 			}
-			return nil
+			return
 		}
 		if err := w.spend(rel, false); err != nil { // a new file, which kqueue opens too
 			if err := w.eventsOrPoll(err); err != nil {
-				return err
+				w.unwatched(err)
+				return
 			}
 		}
 	}
 	// Any event may have changed a note, a Chmod included: on macOS it is all that truncating
-	// a file makes. settle asks the disk what happened.
-	if isNote(rel) {
+	// a file makes. settle asks the disk what happened. A note that is a link to this path
+	// changed with it: its own name has no event.
+	if w.isNote(rel) {
 		w.pend(rel)
 	}
-	return nil
+	for link := range w.links.to[rel] {
+		w.pend(link)
+	}
+}
+
+// unwatched records that part of the vault is not watched, with Events, where the system
+// refused a watch: the server goes on, and says what it misses.
+func (w *Watcher) unwatched(err error) {
+	w.log.Error("a new folder is not watched in full; changes in it may be seen only at the next start", "err", err)
+	w.trouble(fmt.Sprintf("part of the vault is not watched (%v); changes there are noticed at the next start", err))
 }
 
 // pend holds p until it has been quiet for the window. A change for p still waiting for the
@@ -382,6 +460,9 @@ func (w *Watcher) pend(p string) {
 func (w *Watcher) settle(p string) Change {
 	name := filepath.FromSlash(p)
 	info, err := w.root.Stat(name)
+	link, lerr := w.root.Lstat(name)
+	isLink := lerr == nil && link.Mode()&fs.ModeSymlink != 0
+	w.links.set(p, isLink && err == nil)
 	switch {
 	case err == nil && info.Mode().IsRegular():
 		w.notes[p] = true
@@ -393,8 +474,7 @@ func (w *Watcher) settle(p string) Change {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 		delete(w.notes, p)
 		return Change{Op: Removed, Path: p}
-	}
-	if link, lerr := w.root.Lstat(name); lerr == nil && link.Mode()&fs.ModeSymlink != 0 {
+	case isLink:
 		// A link that leads outside the vault, which os.Root refuses: not a note, as for
 		// vault.Notes.
 		delete(w.notes, p)
@@ -467,10 +547,11 @@ func (w *Watcher) scan(top string, found func(note string)) error {
 				first = errOverBudget
 				return fs.SkipAll
 			}
-			if isNote(p) {
+			if w.isNote(p) {
+				w.links.set(p, d.Type()&fs.ModeSymlink != 0)
 				found(p)
 			}
-		case p != "." && !visible(p):
+		case p != "." && !w.visible(p):
 			w.leftOut(p)
 			return fs.SkipDir
 		default:
@@ -542,8 +623,83 @@ func (w *Watcher) recover(err error) {
 	}
 	if err := w.eventsOrPoll(w.watchAll()); err != nil {
 		w.log.Error("the vault is not watched in full; changes in it may be seen only at the next start", "err", err)
+		w.trouble(fmt.Sprintf("part of the vault is not watched (%v); changes there are noticed at the next start", err))
+	} else if w.poll.ticker == nil {
+		w.trouble("") // watched in full again
 	}
 	w.outbox.push(Change{Op: Rescan})
+}
+
+// lose handles the vault folder itself moved away or removed: it stops watching, says so once,
+// and looks for the folder at every tick of the polling clock (see lookForVault). What is
+// pending names paths the vault no longer has; the Rescan sent when the folder is back covers
+// them.
+func (w *Watcher) lose() {
+	before := w.Noticing()
+	w.lost = &before
+	for f := range w.folders {
+		_ = w.fsw.Remove(w.abs(f)) // only a Watcher with events watches folders
+	}
+	clear(w.folders)
+	clear(w.cost)
+	w.watches = 0
+	w.pending = newDebouncer(w.pending.window)
+	w.outbox = outbox{paths: make(map[string]bool)}
+	w.log.Warn("the vault folder was moved or removed; changes are not noticed until it is back", "dir", w.dir)
+	w.poll.mu.Lock()
+	defer w.poll.mu.Unlock()
+	w.poll.now = Noticing{Trouble: "the vault folder was moved away or removed; changes are noticed again once it is back where it was"}
+	if w.poll.ticker == nil {
+		w.poll.ticker = time.NewTicker(w.poll.quick)
+	} else {
+		w.poll.ticker.Reset(w.poll.quick)
+	}
+	w.poll.tick = w.poll.quick
+}
+
+// lookForVault checks whether the vault folder is back where it was. The same folder (moved
+// away and back) is watched again as before, and a Rescan asks the consumer to compare its
+// index with the disk. Another folder at the same path is not the one this Watcher, and the
+// server's vault.Vault, hold open: that takes a restart, and the log and Noticing say so.
+func (w *Watcher) lookForVault() {
+	there, err := os.Stat(w.dir)
+	if err != nil || !there.IsDir() {
+		return
+	}
+	held, err := w.root.Stat(".")
+	if err != nil || !os.SameFile(there, held) {
+		if n := w.Noticing(); !strings.Contains(n.Trouble, "another folder") {
+			w.log.Error("another folder now stands where the vault folder was; restart the server to serve it", "dir", w.dir)
+			w.trouble("another folder now stands where the vault folder was; restart the server to serve it")
+		}
+		return
+	}
+	before := *w.lost
+	w.log.Info("the vault folder is back; watching it again", "dir", w.dir)
+	defer func() { w.lost = nil }() // after startPolling, which then leaves what changed to the Rescan
+	var err2 error
+	if before.Mode == Poll {
+		err2 = w.startPolling(before.Why)
+	} else {
+		w.poll.mu.Lock()
+		w.poll.ticker.Stop()
+		w.poll.ticker, w.poll.tick = nil, 0
+		w.poll.now = Noticing{Mode: Events}
+		w.poll.mu.Unlock()
+		err2 = w.eventsOrPoll(w.watchAll())
+	}
+	if err2 != nil {
+		w.log.Error("the vault is not watched in full; changes in it may be seen only at the next start", "err", err2)
+		w.trouble(fmt.Sprintf("part of the vault is not watched (%v); changes there are noticed at the next start", err2))
+	}
+	w.outbox.push(Change{Op: Rescan})
+}
+
+// trouble records why changes may go unnoticed, for Noticing, or "" once they no longer may.
+func (w *Watcher) trouble(why string) {
+	w.poll.mu.Lock()
+	defer w.poll.mu.Unlock()
+	w.poll.now.Trouble = why
 }
 
 // watchAll watches every folder of the vault afresh and lists its notes.
@@ -556,6 +712,7 @@ func (w *Watcher) watchAll() error {
 	clear(w.folders)
 	clear(w.notes)
 	clear(w.cost)
+	w.links.clear()
 	w.watches = 0
 	return w.scan(".", func(note string) { w.notes[note] = true })
 }

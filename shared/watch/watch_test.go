@@ -391,31 +391,166 @@ func TestOverflowAsksForRescan(t *testing.T) {
 	v.expect(updated("New/b.md"))
 }
 
-func TestVaultMoved(t *testing.T) {
-	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "vault")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	w, err := New(dir, Options{Logger: testLogger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	done := make(chan error, 1)
-	go func() { done <- w.Run(t.Context(), make(chan Change)) }()
+// TestVaultMovedAwayAndBack: the vault folder moved away makes the Watcher say, in Noticing,
+// that it notices nothing, rather than stop; moved back, it is watched again, and a Rescan
+// covers what happened meanwhile. With events and when polling.
+func TestVaultMovedAwayAndBack(t *testing.T) {
+	for _, mode := range []Mode{Events, Poll} {
+		t.Run(string(mode), func(t *testing.T) {
+			t.Parallel()
+			v := &testVault{t: t, dir: filepath.Join(t.TempDir(), "vault"), debounce: testDebounce, changes: make(chan Change)}
+			v.write("Old.md", "# Old")
+			v.opts = Options{Mode: mode, PollEvery: testPollEvery, quick: testPollEvery}
+			v.watch()
+			away := v.dir + " away"
+			if err := os.Rename(v.dir, away); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, func() string {
+				if n := v.w.Noticing(); n.Mode != "" || !strings.Contains(n.Trouble, "moved away or removed") || n.String() != "none" {
+					return fmt.Sprintf("Noticing() = %+v, want nothing noticed, and why", n)
+				}
+				return ""
+			})
+			// A note written while the folder is away is not the vault's yet.
+			if err := os.WriteFile(filepath.Join(away, "Written away.md"), []byte("# away"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			v.quiet()
 
-	if err := os.Rename(dir, dir+" moved"); err != nil {
+			if err := os.Rename(away, v.dir); err != nil {
+				t.Fatal(err)
+			}
+			v.expect(Change{Op: Rescan})
+			if n := v.w.Noticing(); n.Mode != mode || n.Trouble != "" {
+				t.Errorf("Noticing() = %+v once the folder is back, want %s and no trouble", n, mode)
+			}
+			v.write("Back.md", "# back")
+			v.expect(updated("Back.md"))
+			v.write("Folder/Deeper.md", "# deeper")
+			v.expect(updated("Folder/Deeper.md"))
+		})
+	}
+}
+
+// TestVaultReplaced: another folder made where the vault folder was is not the folder the
+// Watcher (and the server's vault.Vault) hold open: it says a restart is needed.
+func TestVaultReplaced(t *testing.T) {
+	t.Parallel()
+	v := &testVault{t: t, dir: filepath.Join(t.TempDir(), "vault"), debounce: testDebounce, changes: make(chan Change)}
+	v.write("Old.md", "# Old")
+	v.opts = Options{quick: testPollEvery}
+	v.watch()
+	if err := os.Rename(v.dir, v.dir+" away"); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "was moved or removed") {
-			t.Fatalf("Run = %v, want an error saying the vault folder was moved", err)
+	v.mkdirAll(".")
+	waitFor(t, func() string {
+		if n := v.w.Noticing(); !strings.Contains(n.Trouble, "another folder now stands where the vault folder was; restart") {
+			return fmt.Sprintf("Noticing() = %+v, want a restart asked for", n)
 		}
-	case <-time.After(patience):
-		t.Fatalf("Run still runs %v after the vault folder was moved", patience)
+		return ""
+	})
+	v.quiet()
+}
+
+// waitFor polls check until it returns "", or fails the test with what it last said.
+func waitFor(t *testing.T, check func() string) {
+	t.Helper()
+	deadline := time.Now().Add(patience)
+	for {
+		problem := check()
+		if problem == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v: %s", patience, problem)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// TestSymlinkedNoteFollowsItsTarget: saving a note makes events for its own name only; a note
+// that is a link to it changed too, and comes out with it.
+func TestSymlinkedNoteFollowsItsTarget(t *testing.T) {
+	t.Parallel()
+	v := newTestVault(t, testDebounce, "Real.md", "Folder/Deep.md")
+	if err := os.Symlink("Real.md", v.path("Link.md")); err != nil {
+		t.Skipf("cannot make symbolic links here: %v", err)
+	}
+	v.mkdirAll("Other")
+	if err := os.Symlink("../Folder/Deep.md", v.path("Other/Link to deep.md")); err != nil {
+		t.Fatal(err)
+	}
+	v.watch()
+	v.write("Real.md", "# Real, edited")
+	v.expect(updated("Real.md"), updated("Link.md"))
+	v.write("Folder/Deep.md.tmp", "# Deep, saved through a temp file")
+	v.rename("Folder/Deep.md.tmp", "Folder/Deep.md")
+	v.expect(updated("Folder/Deep.md"), updated("Other/Link to deep.md"))
+
+	// A link made later, and one pointed elsewhere, are followed as they are now.
+	if err := os.Symlink("Folder/Deep.md", v.path("Late link.md")); err != nil {
+		t.Fatal(err)
+	}
+	v.expect(updated("Late link.md"))
+	v.removeAll("Link.md")
+	if err := os.Symlink("Folder/Deep.md", v.path("Link.md")); err != nil {
+		t.Fatal(err)
+	}
+	v.expect(updated("Link.md"))
+	v.write("Folder/Deep.md", "# Deep, edited again")
+	v.expect(updated("Folder/Deep.md"), updated("Other/Link to deep.md"), updated("Late link.md"), updated("Link.md"))
+	v.write("Real.md", "# Real, no longer linked")
+	v.expect(updated("Real.md"))
+}
+
+// TestUnservableNames: with Unservable, notes whose names vault.Notes leaves out come and go
+// as changes too, so that a consumer listing them keeps its list current; hidden paths stay
+// out. Without it, they are not reported.
+func TestUnservableNames(t *testing.T) {
+	t.Parallel()
+	for _, report := range []bool{true, false} {
+		v := newTestVault(t, testDebounce, "Plain.md")
+		v.opts = Options{Unservable: report}
+		v.watch()
+		v.write("Time 10:30.md", "# a name Windows refuses")
+		v.write("Trailing dot./Note.md", "# in a folder Windows would rename")
+		v.write(".hidden/Note.md", "# hidden")
+		v.write("Plain.md", "# edited")
+		if report {
+			v.expect(updated("Time 10:30.md"), updated("Trailing dot./Note.md"), updated("Plain.md"))
+			v.removeAll("Time 10:30.md")
+			v.expect(removed("Time 10:30.md"))
+		} else {
+			v.expect(updated("Plain.md"))
+		}
+	}
+}
+
+// TestWaitingAndSent: the counts a consumer reads to know how far behind the disk it is.
+func TestWaitingAndSent(t *testing.T) {
+	t.Parallel()
+	v := watchVault(t, testDebounce)
+	for i := range 3 {
+		v.write(fmt.Sprintf("Note %d.md", i), "# note")
+	}
+	// Nobody takes the changes yet: all three wait.
+	waitFor(t, func() string {
+		if n := v.w.Waiting(); n != 3 || v.w.Sent() != 0 {
+			return fmt.Sprintf("Waiting() = %d, Sent() = %d, want 3 and 0", n, v.w.Sent())
+		}
+		return ""
+	})
+	for range 3 {
+		<-v.changes
+	}
+	waitFor(t, func() string {
+		if n := v.w.Waiting(); n != 0 || v.w.Sent() != 3 {
+			return fmt.Sprintf("Waiting() = %d, Sent() = %d, want 0 and 3", n, v.w.Sent())
+		}
+		return ""
+	})
 }
 
 func TestNewFails(t *testing.T) {
