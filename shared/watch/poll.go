@@ -113,6 +113,7 @@ type polling struct {
 	lastFull    time.Time
 	nextFolders time.Time     // the earliest time for the next folder pass
 	quick       time.Duration // the least time between two quick passes: quickEvery
+	rereading   time.Duration // spent reading racy notes, in all: see sum
 }
 
 // Noticing says how the Watcher notices changes now. It is safe to call at any time.
@@ -198,14 +199,18 @@ func (w *Watcher) ticks() <-chan time.Time {
 // folder passes are due, and looks at the notes that changed lately. Then it sets the time to
 // the next pass from the time this one took.
 func (w *Watcher) pollOnce() {
-	start := time.Now()
+	start, reread := time.Now(), w.poll.rereading
+	// took is the time since began, less the time spent rereading racy notes meanwhile.
+	took := func(began time.Time) time.Duration {
+		return time.Since(began) - (w.poll.rereading - reread)
+	}
 	if !w.vaultThere() {
 		w.lose()
 		return
 	}
 	if start.Sub(w.poll.lastFull) >= w.Noticing().Every {
 		w.fullPass(start)
-		w.pace(time.Since(start), 0)
+		w.pace(took(start), 0)
 		return
 	}
 	var folderPasses time.Duration
@@ -214,11 +219,13 @@ func (w *Watcher) pollOnce() {
 		for _, f := range changed {
 			w.folderPass(f, start)
 		}
-		folderPasses = time.Since(began)
+		folderPasses = took(began)
 		w.poll.nextFolders = began.Add(min(fullShare*folderPasses, maxPollEvery))
+		reread = w.poll.rereading
 	}
+	began := time.Now()
 	w.quickPass(start)
-	w.pace(0, time.Since(start)-folderPasses)
+	w.pace(0, took(began))
 }
 
 // vaultThere reports whether the vault folder is still where it was: polling goes through the
@@ -262,11 +269,14 @@ func (w *Watcher) quickPass(now time.Time) {
 		}
 		w.look(p, now)
 	}
+	// Left out of the pace, as sum is: see there.
+	began, before := time.Now(), w.poll.rereading
 	for p := range w.poll.racy {
 		if _, hot := w.poll.hot[p]; !hot {
 			w.look(p, now)
 		}
 	}
+	w.poll.rereading = before + time.Since(began) // the sums within included once
 }
 
 // look stats the note at p and compares it with the last look.
@@ -311,8 +321,13 @@ func (w *Watcher) remember(p string, s vault.Stamp, now time.Time) {
 }
 
 // sum hashes the content of the note at p; a note that cannot be read gives the zero sum,
-// which differs from any content's.
+// which differs from any content's. The time it takes is left out of the passes' pace: it is
+// work that changes bring, a read for each note changed within the last moments, as the
+// consumer's own reindexing is, and a vault just written whole (a clone, an unpacked backup)
+// must not slow polling down for minutes after.
 func (w *Watcher) sum(p string) [32]byte {
+	start := time.Now()
+	defer func() { w.poll.rereading += time.Since(start) }()
 	content, err := fs.ReadFile(w.root.FS(), p)
 	if err != nil {
 		return [32]byte{}

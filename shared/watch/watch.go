@@ -270,12 +270,9 @@ func (w *Watcher) eventsOrPoll(err error) error {
 // returns nil. Changes not yet sent are dropped: a consumer that must not miss them compares
 // its index with the disk when it starts again.
 //
-// Run never stops on its own, and never silently. When the vault folder itself is moved or
-// removed, it says so once in the log and in Noticing, and looks for the folder every few
-// seconds; once the folder is back, it watches (or polls) it again and sends a Rescan, since
-// what changed meanwhile is not known. (Linux reports a removed folder only once nothing holds
-// it open, and a vault.Vault does; a removed vault then shows as the removal of each of its
-// notes.)
+// Run does not stop on its own: trouble, such as the vault folder moved away (see lose), is
+// logged once and shown in Noticing. Linux reports a removed folder only once nothing holds it
+// open, and a vault.Vault does; a removed vault shows as the removal of each of its notes.
 //
 // Run never closes the channel, so other producers (a reconcile at start-up) may send on it
 // too. A Watcher runs once.
@@ -288,7 +285,7 @@ func (w *Watcher) Run(ctx context.Context, changes chan<- Change) error {
 	// 1.23 a timer that is Reset never delivers a stale tick, so it needs no draining.
 	timer := time.NewTimer(0)
 	defer timer.Stop()
-	// Without a watcher (the system refused one) the two channels are nil, and never ready.
+	// Without a watcher (the system refused one) both channels are nil: never ready.
 	var events <-chan fsnotify.Event
 	var failures <-chan error
 	if w.fsw != nil {
@@ -335,7 +332,7 @@ func (w *Watcher) Run(ctx context.Context, changes chan<- Change) error {
 				w.outbox.push(c)
 			}
 		case send <- next:
-			w.sent.Add(1) // before the outbox lets it go: see Waiting
+			w.sent.Add(1) // before the outbox lets it go (see Waiting)
 			w.outbox.pop()
 		}
 	}

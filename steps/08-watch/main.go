@@ -94,7 +94,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	mcpServer := newMCPServer(hooks, &noteCompleter{db: ix.db})
 	addTools(mcpServer, notes, ix)
 	addResources(mcpServer, hooks, notes, logger)
-	stopWork := keepCurrent(ctx, watcher, newLive(notes, ix, newNoteEvents(hooks, notes, logger), logger), logger)
+	stopWork := keepCurrent(ctx, watcher, newLive(notes, ix, watcher, newNoteEvents(hooks, notes, logger), logger), logger)
 	defer stopWork() // before the index closes, since defers run last first
 
 	return serveMCP(ctx, cfg, ln, mcpServer, findNotes(notes), stdin, stdout, logger)

@@ -180,13 +180,25 @@ func render(query string, opts store.Options, out searchResult) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// incomplete describes the notes that failed to index, or returns "" when none did.
+// incomplete says why these results may not be the vault as it is now, or returns "" when
+// they are: changes the watcher noticed and the index does not hold yet, changes the watcher
+// may not notice, and notes that failed to index.
 func (ix *index) incomplete() string {
-	failed := ix.failed.snapshot()
-	if len(failed) == 0 {
-		return ""
+	var why []string
+	if n := ix.backlog(); n > 0 {
+		waiting := fmt.Sprintf("%d changes to notes wait", n)
+		if n == 1 {
+			waiting = "a change to a note waits"
+		}
+		why = append(why, "the index is behind the vault: "+waiting+" to be indexed, so these results may show notes as they were, or miss new ones")
 	}
-	paths := slices.Sorted(maps.Keys(failed))
-	return fmt.Sprintf("%d notes could not be indexed and are missing from these results (first: %q: %v); they are retried in the background",
-		len(paths), paths[0], failed[paths[0]])
+	if trouble := ix.noticing().Trouble; trouble != "" {
+		why = append(why, fmt.Sprintf("changes to the vault may go unnoticed (%s), so these results may be out of date", trouble))
+	}
+	if failed := ix.failed.snapshot(); len(failed) > 0 {
+		paths := slices.Sorted(maps.Keys(failed))
+		why = append(why, fmt.Sprintf("%d notes could not be indexed and are missing from these results (first: %q: %v); they are retried in the background",
+			len(paths), paths[0], failed[paths[0]]))
+	}
+	return strings.Join(why, "; ")
 }

@@ -29,6 +29,8 @@ type index struct {
 	floor    *floor                // vector matches scoring at or below it are chance
 	ranking  string                // how search ranks: rankHybrid, rankKeyword or rankVector
 	noticing func() watch.Noticing // how the watcher notices edits: events, or polling and why
+	backlog  func() int            // how many changes the watcher noticed wait to be indexed
+	caughtUp caughtUp              // when the index last matched the disk
 
 	compaction *store.Compaction // how the index keeps its size while the watcher writes it
 }
@@ -49,6 +51,19 @@ func (f *failures) set(path string, err error) {
 		return
 	}
 	f.notes[path] = err
+}
+
+// retrying reports whether some failure is the server's, which it tries again: then the index
+// is not what the disk holds.
+func (f *failures) retrying() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, err := range f.notes {
+		if !fileFault(err) {
+			return true
+		}
+	}
+	return false
 }
 
 // snapshot returns a copy of the failures, to read without holding the lock.

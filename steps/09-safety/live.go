@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"vaultmcp/shared/vault"
@@ -16,11 +18,15 @@ import (
 type live struct {
 	notes   *vault.Vault
 	ix      *index
-	events  *noteEvents // tells clients what changed
+	watcher *watch.Watcher // how many changes it holds, for how far behind the disk the index is
+	events  *noteEvents    // tells clients what changed
 	logger  *slog.Logger
-	changes chan watch.Change // from the watcher, and from retries
+	changes chan watch.Change // from the watcher
+	retries chan string       // notes to try again, from their retry timers
 
-	attempts map[string]int // failed attempts per note, for the backoff; only the worker uses it
+	finished atomic.Int64    // changes from the watcher applied so far; see backlog
+	attempts map[string]int  // failed attempts per note, for the backoff; only the worker uses it
+	retrying map[string]bool // notes whose next try is scheduled; likewise
 }
 
 // Backoff for a note whose embedding failed: 1 s, 2 s, 4 s … up to a minute between tries.
@@ -31,20 +37,39 @@ const (
 	maxRetry   = time.Minute
 )
 
-func newLive(notes *vault.Vault, ix *index, events *noteEvents, logger *slog.Logger) *live {
-	return &live{notes: notes, ix: ix, events: events, logger: logger, changes: make(chan watch.Change, 64), attempts: map[string]int{}}
+func newLive(notes *vault.Vault, ix *index, watcher *watch.Watcher, events *noteEvents, logger *slog.Logger) *live {
+	l := &live{
+		notes: notes, ix: ix, watcher: watcher, events: events, logger: logger,
+		changes: make(chan watch.Change, 64), retries: make(chan string, 64),
+		attempts: map[string]int{}, retrying: map[string]bool{},
+	}
+	ix.backlog = l.backlog
+	return l
 }
 
 // run applies changes until ctx ends.
 func (l *live) run(ctx context.Context) {
+	l.ix.caughtUp.look(l.ix.current())
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case c := <-l.changes:
 			l.apply(ctx, c)
+			l.finished.Add(1)
+		case path := <-l.retries:
+			delete(l.retrying, path)
+			l.apply(ctx, watch.Change{Op: watch.Updated, Path: path})
 		}
+		l.ix.caughtUp.applied(l.ix.current())
 	}
+}
+
+// backlog is how many changes the watcher has noticed that are not in the index yet: those it
+// holds, and those it sent that the worker has not finished.
+func (l *live) backlog() int {
+	done := l.finished.Load() // first: see watch.Watcher.Waiting
+	return l.watcher.Waiting() + int(l.watcher.Sent()-done)
 }
 
 func (l *live) apply(ctx context.Context, c watch.Change) {
@@ -67,7 +92,7 @@ func (l *live) apply(ctx context.Context, c watch.Change) {
 	case watch.Removed, watch.NotNote: // a path that holds no note is out of the index, as a removed one
 		l.events.changed(c.Path, true)
 		if err := l.ix.remove(ctx, c.Path); err != nil {
-			l.logger.Error("cannot remove a note from the index", "path", c.Path, "err", err)
+			l.retryLater(ctx, c.Path, err) // as an update, which finds the note gone and removes it
 			return
 		}
 		l.succeeded(c.Path)
@@ -82,21 +107,28 @@ func (l *live) apply(ctx context.Context, c watch.Change) {
 	}
 }
 
-// retryLater puts the note back in the queue after a growing delay, unless trying again
-// cannot help (a note too large, or not a file): then index_status shows the reason until the
-// note changes again.
+// retryLater tries the note again after a growing delay, unless trying again cannot help (see
+// fileFault): then index_status shows the reason until the note changes again. The retry is
+// an update whatever failed: it finds the note as it is on disk, and removes it from the
+// index if it is gone. A note has one retry scheduled at most, with its own backoff: more
+// failures of the same note while it waits (more saves while Ollama is down) change nothing,
+// since the retry reads the note as it is then.
 func (l *live) retryLater(ctx context.Context, path string, err error) {
-	if errors.Is(err, vault.ErrTooLarge) || errors.Is(err, vault.ErrNotNote) {
+	if fileFault(err) {
 		// Not the server's failure but the file's, for the user to see and fix.
 		l.logger.Warn("cannot index a note; index_status lists it", "path", path, "err", err)
 		return
 	}
+	if l.retrying[path] {
+		return
+	}
+	l.retrying[path] = true
 	l.attempts[path]++
 	delay := retryDelay(l.attempts[path])
-	l.logger.Error("cannot index a changed note; will retry", "path", path, "in", delay, "err", err)
+	l.logger.Error("cannot bring a note up to date in the index; will retry", "path", path, "in", delay, "err", err)
 	time.AfterFunc(delay, func() {
 		select {
-		case l.changes <- watch.Change{Op: watch.Updated, Path: path}:
+		case l.retries <- path:
 		case <-ctx.Done():
 		}
 	})
@@ -109,12 +141,20 @@ func retryDelay(n int) time.Duration {
 	return min(firstRetry<<min(n-1, 6), maxRetry)
 }
 
+// fileFault reports whether err is the file's failure rather than the server's, for the user
+// to see and fix: trying again cannot help until the note changes.
+func fileFault(err error) bool {
+	return errors.Is(err, vault.ErrTooLarge) || errors.Is(err, vault.ErrNotNote)
+}
+
 func (l *live) succeeded(path string) {
 	delete(l.attempts, path)
 }
 
 // rescan compares the index with the disk and applies the difference, after the watcher lost
-// events: notes whose size or modification time differ are read again, notes gone are removed.
+// events: every note is read again, and the content hash decides (see index.update), so an
+// edit that kept a note's size and time is not missed; notes gone are removed. Events are
+// lost rarely, and reading a vault costs seconds.
 func (l *live) rescan(ctx context.Context) {
 	onDisk, err := l.notes.Notes()
 	if err != nil {
@@ -127,16 +167,51 @@ func (l *live) rescan(ctx context.Context) {
 		return
 	}
 	for _, path := range onDisk {
-		_, info, err := l.notes.Stat(path)
-		st, known := indexed[path]
-		if err == nil && (!known || st.Size != info.Size() || !st.MTime.Equal(info.ModTime())) {
-			l.apply(ctx, watch.Change{Op: watch.Updated, Path: path})
-		}
+		l.apply(ctx, watch.Change{Op: watch.Updated, Path: path})
 		delete(indexed, path)
 	}
 	for path := range indexed {
 		l.apply(ctx, watch.Change{Op: watch.Removed, Path: path})
 	}
+}
+
+// caughtUp records when the index last caught up with the disk: every change the watcher
+// noticed applied, no note waiting to be tried again, and the watcher noticing every change.
+// The worker looks after each change it applies, and index_status at each call, which catches
+// a moment the worker's look missed.
+type caughtUp struct {
+	mu     sync.Mutex
+	at     time.Time // zero until it first caught up
+	behind bool      // at the last look
+}
+
+// applied records a change applied: the index caught up now, if it is current.
+func (c *caughtUp) applied(current bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if current {
+		c.at = time.Now()
+	}
+	c.behind = !current
+}
+
+// look records whether the index is current, and returns when it last caught up: now, if it
+// is current and was behind at the last look.
+func (c *caughtUp) look(current bool) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if current && (c.behind || c.at.IsZero()) {
+		c.at = time.Now()
+	}
+	c.behind = !current
+	return c.at
+}
+
+// current reports whether the index holds every note as the disk has it, as far as the server
+// can know: nothing the watcher noticed waits, nothing is retried, and the watcher notices
+// every change.
+func (ix *index) current() bool {
+	return ix.backlog() == 0 && ix.noticing().Trouble == "" && !ix.failed.retrying()
 }
 
 // update indexes the note at path again: its sections, vectors and links. It returns how
@@ -168,9 +243,11 @@ func (ix *index) update(ctx context.Context, notes *vault.Vault, path string) (i
 	return len(texts), err
 }
 
-// remove takes a note out of the index and the link graph.
+// remove takes a note out of the index and the link graph. A failure stays in the failed
+// list, to be retried.
 func (ix *index) remove(ctx context.Context, path string) error {
 	ix.graph.Remove(path)
-	ix.failed.set(path, nil)
-	return ix.db.DeleteNote(ctx, path)
+	err := ix.db.DeleteNote(ctx, path)
+	ix.failed.set(path, err)
+	return err
 }

@@ -103,7 +103,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	mcpServer := newMCPServer(hooks, &noteCompleter{db: ix.db}, cfg.toolTimeout, logger)
 	addTools(mcpServer, notes, ix, write.newNotes, write.edits)
 	addResources(mcpServer, hooks, notes, logger)
-	stopWork := keepCurrent(ctx, watcher, newLive(notes, ix, newNoteEvents(hooks, notes, logger), logger), logger)
+	stopWork := keepCurrent(ctx, watcher, newLive(notes, ix, watcher, newNoteEvents(hooks, notes, logger), logger), logger)
 	defer stopWork() // before the index closes, since defers run last first
 
 	return serveMCP(ctx, cfg, ln, mcpServer, findNotes(notes), stdin, stdout, logger)

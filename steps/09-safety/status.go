@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -28,6 +30,9 @@ type statusJSON struct {
 	Dimensions int               `json:"dimensions"`
 	NotIndexed map[string]string `json:"notIndexed"` // path → why
 	Changes    string            `json:"changes"`    // how edits are noticed: file events, or polling and why
+	Watcher    string            `json:"watcher"`    // "ok", or why changes may go unnoticed
+	Backlog    int               `json:"backlog"`    // changes noticed and not indexed yet
+	CaughtUpAt string            `json:"caughtUpAt"` // RFC 3339: when the index last matched the disk
 	Compaction string            `json:"compaction"` // how much of the vectors table is live, and why compacting failed
 }
 
@@ -47,8 +52,10 @@ func indexStatus(ix *index) server.ToolHandlerFunc {
 			NotIndexed: map[string]string{},
 			Compaction: compaction(live, dead, ix.compaction.Err()),
 		}
-		if ix.noticing != nil {
-			out.Changes = ix.noticing().String()
+		noticing := ix.noticing()
+		out.Changes, out.Watcher, out.Backlog = noticing.String(), cmp.Or(noticing.Trouble, "ok"), ix.backlog()
+		if at := ix.caughtUp.look(ix.current()); !at.IsZero() {
+			out.CaughtUpAt = at.Format(time.RFC3339)
 		}
 		for path, err := range ix.failed.snapshot() {
 			out.NotIndexed[path] = err.Error()
