@@ -29,6 +29,8 @@ var capabilities = []struct {
 	{"search by keywords", 6, "vaultmcp/shared/store.(*Store).KeywordNotes"},
 	{"the link graph, resolved as Obsidian does", 7, "vaultmcp/shared/links.pickByName"},
 	{"the file watcher", 8, "vaultmcp/shared/watch.New"},
+	{"a vault folder moved away looked for, never a watcher stopped in silence", 8, "vaultmcp/shared/watch.(*Watcher).lookForVault"},
+	{"polling that passes over a changed folder, not the vault", 8, "vaultmcp/shared/watch.(*Watcher).folderPass"},
 	{"compaction of an index edited while it serves", 8, "vaultmcp/shared/store.(*Compaction).compactIfWasteful"},
 	{"the write-ahead log emptied after writes", 8, "vaultmcp/shared/store.(*Store).trimLog"},
 	{"failed writes in words, the full disk told apart", 8, "vaultmcp/shared/store.(*Store).writeError"},
@@ -37,6 +39,9 @@ var capabilities = []struct {
 	{"connections bounded, the idlest closed first", 9, "vaultmcp/shared/guard.(*connLimit).spare"},
 	{"the catch-up with the disk", 10, "vaultmcp/shared/reconcile.Compute"},
 	{"the link graph kept in the index", 10, "vaultmcp/shared/store.(*Store).AddLinkTables"},
+	{"racy timestamps read as git reads them", 10, "vaultmcp/shared/reconcile.unchanged"},
+	{"links and sections compared by the version of their note", 10, "vaultmcp/shared/store.(*Store).LinksDisagree"},
+	{"notes no tool call can name, listed as they come and go", 10, "vaultmcp/shared/vault.Unservable"},
 	{"a rebuild that records why", 10, "vaultmcp/shared/store.(*Store).Rebuilt"},
 	{"another embedding model than nomic-embed-text (-model)", 10, "vaultmcp/shared/embed.(*Ollama).MeasureDimensions"},
 }

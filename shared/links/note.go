@@ -16,6 +16,7 @@ type note struct {
 	name    string   // the last element of key
 	aliases []string // lower-cased, sorted, without duplicates
 	refs    []*ref   // the note's links, in the order written
+	version string   // the content hash the links were read from, for the graph kept in the index
 }
 
 // ref is a link in the graph: what callers see, and the target it was parsed into.

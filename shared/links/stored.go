@@ -33,20 +33,34 @@ func (g *Stored) Set(ctx context.Context, path, content string, parsed markdown.
 	return g.SetMany(ctx, []Source{{Path: path, Content: content, Parsed: parsed}})
 }
 
-// Source is a note's text, with markdown.Parse's reading of it.
+// Source is a note's text, with markdown.Parse's reading of it, and its version: what the
+// rest of the index records of that text, its content hash. The graph keeps the version with
+// the note's links, so that links read from another version than the note's sections show
+// (see store.LinksDisagree).
 type Source struct {
 	Path, Content string
 	Parsed        markdown.Note
+	Version       string
 }
 
 // SetMany sets each note as Set does, in one transaction: all or none. A commit costs more
 // than setting a note, so a catch-up that reads many notes sets them a batch at a time.
 func (g *Stored) SetMany(ctx context.Context, notes []Source) error {
-	err := g.db.UpdateLinks(ctx, func(tx *store.LinkTx) error {
+	if err := g.db.UpdateLinks(ctx, g.Setting(notes...)); err != nil {
+		return fmt.Errorf("store links: %w", err)
+	}
+	return nil
+}
+
+// Setting is SetMany as a function to run in a transaction of the caller's: a store.Entry's
+// Links, so that a note's links are written with its sections, all or nothing.
+func (g *Stored) Setting(notes ...Source) func(*store.LinkTx) error {
+	return func(tx *store.LinkTx) error {
 		c := newLookups(tx)
 		parsed := make([]*note, len(notes))
 		for i, src := range notes {
 			parsed[i] = newNote(src.Path, src.Content, src.Parsed)
+			parsed[i].version = src.Version
 		}
 		if err := c.prefetch(parsed); err != nil {
 			return err
@@ -67,11 +81,7 @@ func (g *Stored) SetMany(ctx context.Context, notes []Source) error {
 		// looked for by thousands of links.
 		slices.Sort(names)
 		return c.reresolve(slices.Compact(names))
-	})
-	if err != nil {
-		return fmt.Errorf("store links: %w", err)
 	}
-	return nil
 }
 
 // Remove removes the note at path, if the graph holds it, as Graph.Remove does.
@@ -109,9 +119,9 @@ func (g *Stored) Rename(ctx context.Context, from, to string) error {
 		if replaced != nil {
 			names = append(names, replaced.names()...)
 		}
-		// The links are parsed again from the new folder, as written.
+		// The links are parsed again from the new folder, as written, from the same version.
 		moved := newEmptyNote(to)
-		moved.aliases = old.aliases
+		moved.aliases, moved.version = old.aliases, old.version
 		for _, l := range links {
 			w, err := decodeWritten(l.Written)
 			if err != nil {
@@ -256,15 +266,15 @@ func (c *lookups) fetch(memo map[string][]*note, keys []string, find func([]stri
 // remove removes the note at path from the graph and returns what it was (its path and
 // aliases) with its links as stored, or nil when the graph did not hold it.
 func (c *lookups) remove(path string) (*note, []store.StoredLink, error) {
-	aliases, links, found, err := c.tx.RemoveNote(path)
+	removed, found, err := c.tx.RemoveNote(path)
 	if err != nil || !found {
 		return nil, nil, err
 	}
 	gone := newEmptyNote(path)
-	gone.aliases = aliases
+	gone.aliases, gone.version = removed.Aliases, removed.Version
 	isGone := func(n *note) bool { return n.path == path }
 	c.update(gone, func(notes []*note) []*note { return slices.DeleteFunc(notes, isGone) })
-	return gone, links, nil
+	return gone, removed.Links, nil
 }
 
 // update changes what c remembers of the notes under n's name and each of its aliases.
@@ -290,7 +300,7 @@ func (c *lookups) attach(n *note, names []string) error {
 
 // add adds n to the graph and resolves its links.
 func (c *lookups) add(n *note) error {
-	id, err := c.tx.AddNote(n.path, n.name, n.aliases)
+	id, err := c.tx.AddNote(n.path, n.name, n.aliases, n.version)
 	if err != nil {
 		return err
 	}

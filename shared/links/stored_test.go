@@ -161,3 +161,63 @@ func storedSnapshot(t *testing.T, g *links.Stored, paths []string) snapshot {
 	}
 	return s
 }
+
+// TestStoredKeepsTheVersion: the graph keeps the version each note's links were read from,
+// written with the note's sections when Setting runs as a store.Entry's Links, and carried
+// by a rename; store.LinksDisagree compares it with the sections' version.
+func TestStoredKeepsTheVersion(t *testing.T) {
+	ctx := t.Context()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "index.db"), store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Reset(ctx, store.Embedder{Name: "test", Model: "test", Dimension: 4}); err != nil {
+		t.Fatal(err)
+	}
+	g, err := links.NewStored(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	source := func(path, content, version string) links.Source {
+		return links.Source{Path: path, Content: content, Parsed: markdown.Parse(path, content), Version: version}
+	}
+	entry := func(src links.Source, version string) store.Entry {
+		return store.Entry{Note: store.Note{Path: src.Path, Hash: version}, Sections: []store.Section{{Text: src.Content}},
+			Vectors: [][]float32{{1, 0, 0, 0}}, Links: g.Setting(src)}
+	}
+	a, b := source("A.md", "[[B]]", "a1"), source("B.md", "[[A]]", "b1")
+	for _, err := range db.PutNotes(ctx, []store.Entry{entry(a, "a1"), entry(b, "b1")}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	disagree := func() []string {
+		t.Helper()
+		onlyLinked, stale, err := db.LinksDisagree(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append(onlyLinked, stale...)
+	}
+	if got := disagree(); len(got) != 0 {
+		t.Errorf("notes written with their links disagree: %v", got)
+	}
+	// Links read from a newer version, stored before its sections are: they disagree.
+	if err := g.SetMany(ctx, []links.Source{source("A.md", "[[B]] and [[C]]", "a2")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := disagree(); !slices.Equal(got, []string{"A.md"}) {
+		t.Errorf("after A's links moved on alone, LinksDisagree names %v, want A.md", got)
+	}
+	// A rename moves the links with their version, as the sections move with theirs.
+	if err := db.RenameNote(ctx, "B.md", "Moved/B.md"); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Rename(ctx, "B.md", "Moved/B.md"); err != nil {
+		t.Fatal(err)
+	}
+	if got := disagree(); !slices.Equal(got, []string{"A.md"}) {
+		t.Errorf("after B's rename, LinksDisagree names %v, want A.md alone", got)
+	}
+}

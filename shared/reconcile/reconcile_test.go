@@ -9,17 +9,22 @@ import (
 	"time"
 )
 
+// recorded is a State as the index records it, long after the note's last write.
+func recorded(size int64, mtime time.Time, hash string) State {
+	return State{Size: size, MTime: mtime, Seen: mtime.Add(time.Hour), Hash: hash}
+}
+
 func TestCompute(t *testing.T) {
 	t0 := time.Unix(1_700_000_000, 0)
 	t1 := t0.Add(time.Hour)
 	indexed := map[string]State{
-		"same.md":      {10, t0, "h-same"},
-		"edited.md":    {10, t0, "h-old"},
-		"touched.md":   {10, t0, "h-touched"},
-		"deleted.md":   {10, t0, "h-deleted"},
-		"Old/moved.md": {20, t0, "h-moved"},
-		"a/twin.md":    {5, t0, "h-twin"},
-		"b/twin.md":    {5, t0, "h-twin"},
+		"same.md":      recorded(10, t0, "h-same"),
+		"edited.md":    recorded(10, t0, "h-old"),
+		"touched.md":   recorded(10, t0, "h-touched"),
+		"deleted.md":   recorded(10, t0, "h-deleted"),
+		"Old/moved.md": recorded(20, t0, "h-moved"),
+		"a/twin.md":    recorded(5, t0, "h-twin"),
+		"b/twin.md":    recorded(5, t0, "h-twin"),
 	}
 	onDisk := map[string]State{
 		"same.md":       {Size: 10, MTime: t0},
@@ -61,13 +66,65 @@ func TestCompute(t *testing.T) {
 	}
 }
 
+// TestWhatSizeAndTimeHide: the two edits that keep a note's size and modification time. A
+// rewrite whose time is put back (touch -r) changes the change time; two notes whose names
+// were swapped change files. A note recorded within the racy window of its last write is read
+// whatever its Stamp says, as git reads its racily clean entries, and recorded anew (Touch)
+// when its content is the same.
+func TestWhatSizeAndTimeHide(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	c0, later := t0.Add(time.Minute), t0.Add(24*time.Hour)
+	state := func(file uint64, ctime, seen time.Time, hash string) State {
+		return State{Size: 10, MTime: t0, CTime: ctime, FileID: file, Seen: seen, Hash: hash}
+	}
+	indexed := map[string]State{
+		"Put back.md":      state(1, c0, later, "h-before"),
+		"A.md":             state(2, c0, later, "h-a"),
+		"B.md":             state(3, c0, later, "h-b"),
+		"Racy, edited.md":  state(4, c0, t0.Add(time.Millisecond), "h-first"),
+		"Racy, same.md":    state(5, c0, t0.Add(time.Millisecond), "h-same"),
+		"Safe.md":          state(6, c0, later, "h-safe"),
+		"Windows.md":       {Size: 10, MTime: t0, Seen: later, Hash: "h-win"},
+		"Windows, edit.md": {Size: 10, MTime: t0, Seen: later, Hash: "h-win-old"},
+	}
+	onDisk := map[string]State{
+		"Put back.md":      state(1, later, time.Time{}, ""),
+		"A.md":             state(3, later, time.Time{}, ""),
+		"B.md":             state(2, later, time.Time{}, ""),
+		"Racy, edited.md":  state(4, c0, time.Time{}, ""),
+		"Racy, same.md":    state(5, c0, time.Time{}, ""),
+		"Safe.md":          state(6, c0, time.Time{}, ""),
+		"Windows.md":       {Size: 10, MTime: t0},
+		"Windows, edit.md": {Size: 10, MTime: t0.Add(100)},
+	}
+	content := map[string]string{
+		"Put back.md": "h-after", "A.md": "h-b", "B.md": "h-a", "Racy, edited.md": "h-second",
+		"Racy, same.md": "h-same", "Windows, edit.md": "h-win-new",
+	}
+	plan := Compute(indexed, onDisk, func(p string) (string, error) {
+		h, ok := content[p]
+		if !ok {
+			t.Errorf("%s was read, though the index recorded it safely and its Stamp is the same", p)
+		}
+		return h, nil
+	})
+	want := Plan{
+		Embed:   []string{"A.md", "B.md", "Put back.md", "Racy, edited.md", "Windows, edit.md"},
+		Touch:   []string{"Racy, same.md"},
+		Checked: 6,
+	}
+	if !reflect.DeepEqual(plan, want) {
+		t.Errorf("Compute =\n %+v\nwant\n %+v", plan, want)
+	}
+}
+
 // An unchanged vault is a plan of no work that reads no note: the cost of a stat per note.
 func TestUnchangedVaultReadsNothing(t *testing.T) {
 	t0 := time.Unix(1_700_000_000, 0)
 	indexed, onDisk := map[string]State{}, map[string]State{}
 	for i := range 1000 {
 		p := string(rune('a'+i%26)) + "/" + time.Duration(i).String() + ".md"
-		indexed[p] = State{int64(i), t0, "h"}
+		indexed[p] = recorded(int64(i), t0, "h")
 		onDisk[p] = State{Size: int64(i), MTime: t0}
 	}
 	plan := Compute(indexed, onDisk, func(string) (string, error) {
@@ -91,7 +148,7 @@ func TestPlanCoversEveryPath(t *testing.T) {
 			p := fmt.Sprintf("n%d.md", r.IntN(40))
 			h := fmt.Sprintf("h%d", r.IntN(20))
 			if r.IntN(2) == 0 {
-				indexed[p] = State{int64(i), t0, h}
+				indexed[p] = recorded(int64(i), t0, h)
 			}
 			q := fmt.Sprintf("n%d.md", r.IntN(40))
 			onDisk[q] = State{Size: int64(r.IntN(3)), MTime: t0.Add(time.Duration(r.IntN(2)))}

@@ -12,12 +12,16 @@ import (
 // parsing every note again, and so that it takes no memory. Package links decides how a link
 // resolves (Obsidian's rules); these tables only keep what it decided, with the indexes its
 // updates look things up by. A note is here as soon as it is read, whether or not its
-// sections could be embedded: links do not need a model. AddLinkTables creates them.
+// sections could be embedded: links do not need a model. Each note's links carry the version
+// of the note they were read from, its content hash, as its row in notes does: where the two
+// differ, the links and the sections come from different versions of the note, and
+// LinksDisagree names it. AddLinkTables creates them.
 const linksTables = `
 CREATE TABLE IF NOT EXISTS link_notes (
-	id   INTEGER PRIMARY KEY,
-	path TEXT NOT NULL UNIQUE,
-	name TEXT NOT NULL               -- the file name lower-cased, without ".md"
+	id      INTEGER PRIMARY KEY,
+	path    TEXT NOT NULL UNIQUE,
+	name    TEXT NOT NULL,           -- the file name lower-cased, without ".md"
+	version TEXT NOT NULL            -- the content hash of the note the links were read from
 ) STRICT;
 CREATE INDEX IF NOT EXISTS link_notes_name ON link_notes (name);
 
@@ -95,36 +99,44 @@ func (s *Store) UpdateLinks(ctx context.Context, fn func(*LinkTx) error) error {
 	})
 }
 
-// RemoveNote removes the note at path and its links, and returns its aliases and its links as
-// they were; found is false when the graph did not hold it.
-func (t *LinkTx) RemoveNote(path string) (aliases []string, links []StoredLink, found bool, err error) {
+// LinkedNote is a note as the link graph holds it.
+type LinkedNote struct {
+	Aliases []string     // lower-cased
+	Links   []StoredLink // in the order written
+	Version string       // the content hash of the note they were read from
+}
+
+// RemoveNote removes the note at path and its links, and returns them as they were; found is
+// false when the graph did not hold it.
+func (t *LinkTx) RemoveNote(path string) (removed LinkedNote, found bool, err error) {
 	var id int64
-	err = t.queryRow(`SELECT id FROM link_notes WHERE path = ?`, path).Scan(&id)
+	err = t.queryRow(`SELECT id, version FROM link_notes WHERE path = ?`, path).Scan(&id, &removed.Version)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil, false, nil
+		return LinkedNote{}, false, nil
 	}
 	if err != nil {
-		return nil, nil, false, err
+		return LinkedNote{}, false, err
 	}
-	aliases, err = strs(t.query(`SELECT alias FROM link_aliases WHERE note_id = ? ORDER BY alias`, id))
+	removed.Aliases, err = strs(t.query(`SELECT alias FROM link_aliases WHERE note_id = ? ORDER BY alias`, id))
 	if err != nil {
-		return nil, nil, false, err
+		return LinkedNote{}, false, err
 	}
-	links, err = scanLinks(t.query(`SELECT `+linkColumns+`
+	removed.Links, err = scanLinks(t.query(`SELECT `+linkColumns+`
 		FROM links l JOIN link_notes n ON n.id = l.note_id
 		WHERE l.note_id = ? ORDER BY l.ord`, id))
 	if err != nil {
-		return nil, nil, false, err
+		return LinkedNote{}, false, err
 	}
 	err = t.exec(`DELETE FROM link_notes WHERE id = ?`, id)
-	return aliases, links, true, err
+	return removed, true, err
 }
 
-// AddNote adds a note under its lower-cased name and aliases, and returns its id, for AddLinks.
-// The graph must not hold path: RemoveNote it first.
-func (t *LinkTx) AddNote(path, name string, aliases []string) (int64, error) {
+// AddNote adds a note under its lower-cased name and aliases, read from the note's version
+// (its content hash), and returns its id, for AddLinks. The graph must not hold path:
+// RemoveNote it first.
+func (t *LinkTx) AddNote(path, name string, aliases []string, version string) (int64, error) {
 	var id int64
-	err := t.queryRow(`INSERT INTO link_notes (path, name) VALUES (?, ?) RETURNING id`, path, name).Scan(&id)
+	err := t.queryRow(`INSERT INTO link_notes (path, name, version) VALUES (?, ?, ?) RETURNING id`, path, name, version).Scan(&id)
 	if err != nil {
 		return 0, err
 	}
@@ -272,20 +284,22 @@ func (s *Store) UnresolvedLinks(ctx context.Context, targetKey string) ([]Stored
 }
 
 // LinksDisagree returns the notes that the link graph and the rest of the index do not agree
-// on: those the graph holds and the index does not, and the other way round. Both hold every
-// note that was stored whole, so these are usually few: notes whose embedding or whose links
-// failed.
-func (s *Store) LinksDisagree(ctx context.Context) (onlyLinked, onlyIndexed []string, err error) {
+// on: those the graph holds and the index does not, and those the index holds whose links are
+// missing or were read from another version of the note than its sections. Both hold every
+// note that was stored whole, from one version, so these are usually few: notes whose
+// embedding or whose links failed, or whose embedding a stop cut short.
+func (s *Store) LinksDisagree(ctx context.Context) (onlyLinked, stale []string, err error) {
 	onlyLinked, err = strs(s.db.QueryContext(ctx, `
 		SELECT path FROM link_notes WHERE path NOT IN (SELECT path FROM notes)`))
 	if err == nil {
-		onlyIndexed, err = strs(s.db.QueryContext(ctx, `
-			SELECT path FROM notes WHERE path NOT IN (SELECT path FROM link_notes)`))
+		stale, err = strs(s.db.QueryContext(ctx, `
+			SELECT n.path FROM notes n LEFT JOIN link_notes l ON l.path = n.path
+			WHERE l.version IS NOT n.hash`))
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("compare the link graph with the index: %w", err)
 	}
-	return onlyLinked, onlyIndexed, nil
+	return onlyLinked, stale, nil
 }
 
 // LinkedNotes returns the paths of every note the link graph holds.

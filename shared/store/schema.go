@@ -16,8 +16,10 @@ import (
 // Version 2 added the keyword index, and reads frontmatter as YAML does where version 1 lost
 // the keys after an empty list item. Version 3 keeps one bit per number in vec0 and the exact
 // vectors in a table. Version 4 keeps the link graph (see AddLinkTables). Version 5 keeps tags
-// in NFC. Version 6 cuts English words of the keyword index to their Snowball stems.
-const schemaVersion = 6
+// in NFC. Version 6 cuts English words of the keyword index to their Snowball stems. Version 7
+// keeps each note's change time, file identity and the moment its state was read (see
+// NoteState), and stamps its links with the version of the note they were read from.
+const schemaVersion = 7
 
 // applicationID marks the file as a vaultmcp index, in the header field SQLite reserves for
 // the purpose ("vmcp" in ASCII). Open uses it to tell its own files from other databases.
@@ -37,7 +39,10 @@ CREATE TABLE notes (
 	title       TEXT NOT NULL,
 	size        INTEGER NOT NULL,     -- bytes
 	mtime       INTEGER NOT NULL,     -- Unix time in nanoseconds, exact for comparing
-	hash        TEXT NOT NULL,        -- of the content, as the caller computes it
+	ctime       INTEGER NOT NULL,     -- the change time, likewise; 0 where the system gives none
+	file_id     INTEGER NOT NULL,     -- the file's identity (inode); 0 where the system gives none
+	seen_at     INTEGER NOT NULL,     -- when size and times were read, in nanoseconds; 0 unknown
+	hash        TEXT NOT NULL,        -- of the content, as the caller computes it: the note's version
 	frontmatter TEXT CHECK (json_valid(frontmatter)), -- a JSON object, or NULL
 	aliases     TEXT NOT NULL,        -- the note's other names, one a line
 	indexed_at  INTEGER NOT NULL      -- Unix time in nanoseconds

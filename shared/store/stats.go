@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 )
 
 // Stats is what the index holds.
@@ -60,17 +59,13 @@ func (s *Store) HasTag(ctx context.Context, tag string) (bool, error) {
 // State returns what the index knows of the file behind the note at path, and whether it holds
 // the note at all. A watcher asks it to skip notes saved without a change.
 func (s *Store) State(ctx context.Context, path string) (NoteState, bool, error) {
-	var st NoteState
-	var mtime int64
-	err := s.db.QueryRowContext(ctx, `SELECT size, mtime, hash FROM notes WHERE path = ?`, path).
-		Scan(&st.Size, &mtime, &st.Hash)
+	st, err := scanState(s.db.QueryRowContext(ctx, `SELECT `+noteStateColumns+` FROM notes WHERE path = ?`, path))
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return NoteState{}, false, nil
 	case err != nil:
 		return NoteState{}, false, fmt.Errorf("read the state of %s: %w", path, err)
 	}
-	st.MTime = time.Unix(0, mtime)
 	return st, true, nil
 }
 

@@ -895,31 +895,50 @@ func TestZeroVectors(t *testing.T) {
 func TestState(t *testing.T) {
 	s := newIndex(t)
 	mtime := time.Unix(1_700_000_000, 5)
-	put(t, s, Note{Path: "a.md", Size: 12, MTime: mtime, Hash: "h1"}, []float32{1, 0, 0, 0})
-	st, ok, err := s.State(t.Context(), "a.md")
-	if err != nil || !ok || st.Size != 12 || st.Hash != "h1" || !st.MTime.Equal(mtime) {
-		t.Errorf("State(a.md) = %+v, %v, %v", st, ok, err)
+	ctime, seen := mtime.Add(time.Minute), mtime.Add(time.Hour)
+	put(t, s, Note{Path: "a.md", Size: 12, MTime: mtime, CTime: ctime, FileID: 1 << 62, Seen: seen, Hash: "h1"}, []float32{1, 0, 0, 0})
+	put(t, s, Note{Path: "b.md", Size: 3, MTime: mtime, Hash: "h2"}, []float32{0, 1, 0, 0}) // where the system gives no ctime or inode
+	want := map[string]NoteState{
+		"a.md": {Size: 12, MTime: mtime, CTime: ctime, FileID: 1 << 62, Seen: seen, Hash: "h1"},
+		"b.md": {Size: 3, MTime: mtime, Hash: "h2"},
 	}
-	if _, ok, err := s.State(t.Context(), "b.md"); ok || err != nil {
-		t.Errorf("State(b.md) = %v, %v; want not found", ok, err)
+	all, err := s.NoteStates(t.Context())
+	if err != nil {
+		t.Fatal(err)
 	}
+	for path, w := range want {
+		st, ok, err := s.State(t.Context(), path)
+		if err != nil || !ok || !sameState(st, w) || !sameState(all[path], w) {
+			t.Errorf("State(%s) = %+v, %v, %v; NoteStates has %+v; want %+v", path, st, ok, err, all[path], w)
+		}
+	}
+	if _, ok, err := s.State(t.Context(), "c.md"); ok || err != nil {
+		t.Errorf("State(c.md) = %v, %v; want not found", ok, err)
+	}
+}
+
+// sameState compares two NoteStates, their times as instants.
+func sameState(a, b NoteState) bool {
+	return a.Size == b.Size && a.MTime.Equal(b.MTime) && a.CTime.Equal(b.CTime) && a.FileID == b.FileID &&
+		a.Seen.Equal(b.Seen) && a.Hash == b.Hash
 }
 
 func TestUpdateStateKeepsSectionsAndVectors(t *testing.T) {
 	s := newIndex(t)
 	put(t, s, Note{Path: "a.md", Size: 12, MTime: time.Unix(1_700_000_000, 0), Hash: "h1"}, []float32{1, 0, 0, 0})
 	touched := time.Unix(1_800_000_000, 7)
-	if err := s.UpdateState(t.Context(), "a.md", 13, touched); err != nil {
+	state := NoteState{Size: 13, MTime: touched, CTime: touched.Add(time.Second), FileID: 9, Seen: touched.Add(time.Hour), Hash: "ignored"}
+	if err := s.UpdateState(t.Context(), "a.md", state); err != nil {
 		t.Fatal(err)
 	}
 	st, _, _ := s.State(t.Context(), "a.md")
-	if st.Size != 13 || !st.MTime.Equal(touched) || st.Hash != "h1" {
-		t.Errorf("State after UpdateState = %+v, want size 13, the new time and hash h1", st)
+	if state.Hash = "h1"; !sameState(st, state) {
+		t.Errorf("State after UpdateState = %+v, want %+v: the new state, the hash as it was", st, state)
 	}
 	if hits := search(t, s, []float32{1, 0, 0, 0}, Options{K: 1}); len(hits) != 1 || hits[0].Path != "a.md" {
 		t.Errorf("after UpdateState the note's vector is gone: %+v", hits)
 	}
-	if err := s.UpdateState(t.Context(), "b.md", 1, touched); !errors.Is(err, ErrNotFound) {
+	if err := s.UpdateState(t.Context(), "b.md", state); !errors.Is(err, ErrNotFound) {
 		t.Errorf("UpdateState of a note the index does not hold: %v, want ErrNotFound", err)
 	}
 	checkIntegrity(t, s)
@@ -963,14 +982,60 @@ func TestLinkTablesComeWithTheGraph(t *testing.T) {
 	if err := s.AddLinkTables(t.Context()); err != nil || !hasLinks() {
 		t.Fatalf("AddLinkTables twice: %v, tables there: %v", err, hasLinks())
 	}
-	onlyLinked, onlyIndexed, err := s.LinksDisagree(t.Context())
-	if err != nil || len(onlyLinked) != 0 || !slices.Equal(onlyIndexed, []string{"a.md"}) {
-		t.Errorf("LinksDisagree = %v, %v, %v; want a.md only indexed", onlyLinked, onlyIndexed, err)
+	onlyLinked, stale, err := s.LinksDisagree(t.Context())
+	if err != nil || len(onlyLinked) != 0 || !slices.Equal(stale, []string{"a.md"}) {
+		t.Errorf("LinksDisagree = %v, %v, %v; want a.md only indexed", onlyLinked, stale, err)
 	}
 	if err := s.Reset(t.Context(), testEmbedder); err != nil {
 		t.Fatal(err)
 	}
 	if hasLinks() {
 		t.Error("Reset kept the link graph's tables")
+	}
+}
+
+// TestLinksCarryTheirNotesVersion: the link graph records the version (content hash) of the
+// note its links were read from. LinksDisagree names a note whose links come from another
+// version than its sections, and a note the graph holds that the index does not. An Entry's
+// Links are written behind the note's own savepoint: kept with it, or rolled back with it.
+func TestLinksCarryTheirNotesVersion(t *testing.T) {
+	s := newIndex(t)
+	if err := s.AddLinkTables(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	addNote := func(path, version string) func(*LinkTx) error {
+		return func(tx *LinkTx) error {
+			_, err := tx.AddNote(path, strings.TrimSuffix(path, ".md"), nil, version)
+			return err
+		}
+	}
+	entries := []Entry{
+		{Note: Note{Path: "same.md", Hash: "v1"}, Sections: []Section{{Text: "a"}}, Vectors: [][]float32{{1, 0, 0, 0}}, Links: addNote("same.md", "v1")},
+		{Note: Note{Path: "older.md", Hash: "v2"}, Sections: []Section{{Text: "b"}}, Vectors: [][]float32{{0, 1, 0, 0}}, Links: addNote("older.md", "v1")},
+		// Its vector is of the wrong length: the note fails, and its links go with it.
+		{Note: Note{Path: "failed.md", Hash: "v1"}, Sections: []Section{{Text: "c"}}, Vectors: [][]float32{{1}}, Links: addNote("failed.md", "v1")},
+	}
+	errs := s.PutNotes(t.Context(), entries)
+	if errs[0] != nil || errs[1] != nil || errs[2] == nil {
+		t.Fatalf("PutNotes = %v, want only failed.md to fail", errs)
+	}
+	if err := s.UpdateLinks(t.Context(), addNote("gone.md", "v1")); err != nil {
+		t.Fatal(err)
+	}
+	onlyLinked, stale, err := s.LinksDisagree(t.Context())
+	if err != nil || !slices.Equal(onlyLinked, []string{"gone.md"}) || !slices.Equal(stale, []string{"older.md"}) {
+		t.Errorf("LinksDisagree = %v, %v, %v; want gone.md only linked, older.md from another version", onlyLinked, stale, err)
+	}
+	var removed LinkedNote
+	err = s.UpdateLinks(t.Context(), func(tx *LinkTx) error {
+		var found bool
+		removed, found, err = tx.RemoveNote("older.md")
+		if err == nil && !found {
+			err = errors.New("not found")
+		}
+		return err
+	})
+	if err != nil || removed.Version != "v1" {
+		t.Errorf("RemoveNote(older.md) = %+v, %v; want its version, v1", removed, err)
 	}
 }

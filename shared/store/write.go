@@ -19,7 +19,10 @@ type Note struct {
 	Title       string    // shown in results
 	Size        int64     // of the file, in bytes
 	MTime       time.Time // of the file
-	Hash        string    // of the content; reconcile compares it when size or time differ
+	CTime       time.Time // of the file: its change time, where the system gives one
+	FileID      uint64    // of the file: its identity (inode), where the system gives one
+	Seen        time.Time // when Size and the times were read, before the content was
+	Hash        string    // of the content; reconcile compares it when the state differs
 	Frontmatter string    // a JSON object, or "" for none
 	Tags        []string  // as the parser found them: "garden/vegetables" for #garden/vegetables
 	Aliases     []string  // the note's other names, which keyword search weighs like its title
@@ -33,11 +36,15 @@ type Section struct {
 	Text    string // what was embedded, returned by Search
 }
 
-// NoteState is what reconcile compares with a file on disk.
+// NoteState is what reconcile compares with a file on disk: the state of the file when the
+// note was read (size, times, identity; see Note), when that was, and the content's hash.
 type NoteState struct {
-	Size  int64
-	MTime time.Time
-	Hash  string
+	Size   int64
+	MTime  time.Time
+	CTime  time.Time
+	FileID uint64
+	Seen   time.Time
+	Hash   string
 }
 
 // ErrNotFound is wrapped by the error of RenameNote for a path the index does not hold.
@@ -56,6 +63,10 @@ type Entry struct {
 	Note     Note
 	Sections []Section
 	Vectors  [][]float32
+	// Links, when not nil, writes the note's links (see UpdateLinks) behind the same savepoint
+	// as its sections: the index then holds both from the same version of the note, or
+	// neither.
+	Links func(*LinkTx) error
 }
 
 // PutNotes stores each entry as PutNote would, all in one transaction, and returns each
@@ -120,10 +131,10 @@ func putNote(t *cachedTx, e Embedder, entry Entry, changes *signChanges) error {
 	}
 	var noteID int64
 	err := t.queryRow(`
-		INSERT INTO notes (path, title, size, mtime, hash, frontmatter, aliases, indexed_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		INSERT INTO notes (path, title, size, mtime, ctime, file_id, seen_at, hash, frontmatter, aliases, indexed_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		RETURNING id`,
-		n.Path, n.Title, n.Size, n.MTime.UnixNano(), n.Hash,
+		n.Path, n.Title, n.Size, n.MTime.UnixNano(), nanos(n.CTime), int64(n.FileID), nanos(n.Seen), n.Hash,
 		sql.NullString{String: n.Frontmatter, Valid: n.Frontmatter != ""},
 		strings.Join(n.Aliases, "\n"),
 		time.Now().UnixNano(),
@@ -165,7 +176,13 @@ func putNote(t *cachedTx, e Embedder, entry Entry, changes *signChanges) error {
 		}
 		changes.add(sectionID, sectionSigns)
 	}
-	return putWords(t, noteID)
+	if err := putWords(t, noteID); err != nil {
+		return err
+	}
+	if entry.Links != nil {
+		return entry.Links(&LinkTx{t}) // the note's links, of the same version (see Entry)
+	}
+	return nil
 }
 
 // DeleteNote removes the note at path from the index. A path the index does not hold is not
@@ -264,14 +281,15 @@ func (s *Store) RenameNote(ctx context.Context, from, to string) error {
 	return nil
 }
 
-// UpdateState records a new size and modification time for the note at path, keeping its
-// sections and vectors: for a file whose content is the same as the index's (touched, or
-// saved without edits), so the next comparison with the disk finds nothing to do. It fails
-// with an error wrapping ErrNotFound when the index does not hold path.
-func (s *Store) UpdateState(ctx context.Context, path string, size int64, mtime time.Time) error {
+// UpdateState records a new state of the file behind the note at path (its Hash aside: the
+// content is the index's), keeping its sections and vectors: for a file whose content is the
+// same as the index's (touched, saved without edits, renamed, or read again because its state
+// was too recent to trust), so the next comparison with the disk finds nothing to do. It
+// fails with an error wrapping ErrNotFound when the index does not hold path.
+func (s *Store) UpdateState(ctx context.Context, path string, st NoteState) error {
 	err := s.write(ctx, nil, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE notes SET size = ?, mtime = ? WHERE path = ?`,
-			size, mtime.UnixNano(), path)
+		res, err := tx.ExecContext(ctx, `UPDATE notes SET size = ?, mtime = ?, ctime = ?, file_id = ?, seen_at = ? WHERE path = ?`,
+			st.Size, st.MTime.UnixNano(), nanos(st.CTime), int64(st.FileID), nanos(st.Seen), path)
 		if err != nil {
 			return err
 		}
@@ -287,10 +305,22 @@ func (s *Store) UpdateState(ctx context.Context, path string, size int64, mtime 
 	return nil
 }
 
-// NoteStates returns the size, modification time and hash of every note in the index, by
-// path: what reconcile compares with the vault on disk.
+// noteStateColumns are the columns a NoteState is read from, in scanState's order.
+const noteStateColumns = `size, mtime, ctime, file_id, seen_at, hash`
+
+// scanState reads a NoteState from a row of noteStateColumns, after dest.
+func scanState(row interface{ Scan(...any) error }, dest ...any) (NoteState, error) {
+	var st NoteState
+	var mtime, ctime, fileID, seen int64
+	err := row.Scan(append(dest, &st.Size, &mtime, &ctime, &fileID, &seen, &st.Hash)...)
+	st.MTime, st.CTime, st.FileID, st.Seen = time.Unix(0, mtime), fromNanos(ctime), uint64(fileID), fromNanos(seen)
+	return st, err
+}
+
+// NoteStates returns the state of the file behind every note in the index, by path: what
+// reconcile compares with the vault on disk.
 func (s *Store) NoteStates(ctx context.Context) (map[string]NoteState, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT path, size, mtime, hash FROM notes`)
+	rows, err := s.db.QueryContext(ctx, `SELECT path, `+noteStateColumns+` FROM notes`)
 	if err != nil {
 		return nil, fmt.Errorf("list indexed notes: %w", err)
 	}
@@ -298,18 +328,32 @@ func (s *Store) NoteStates(ctx context.Context) (map[string]NoteState, error) {
 	states := make(map[string]NoteState)
 	for rows.Next() {
 		var p string
-		var st NoteState
-		var mtime int64
-		if err := rows.Scan(&p, &st.Size, &mtime, &st.Hash); err != nil {
+		st, err := scanState(rows, &p)
+		if err != nil {
 			return nil, fmt.Errorf("list indexed notes: %w", err)
 		}
-		st.MTime = time.Unix(0, mtime)
 		states[p] = st
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list indexed notes: %w", err)
 	}
 	return states, nil
+}
+
+// nanos stores t as Unix nanoseconds, and a zero t (not known) as 0.
+func nanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// fromNanos reads what nanos stored.
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
 }
 
 // normalizeTag gives a tag the form the index keeps: without '#', in lower case, because

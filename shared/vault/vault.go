@@ -490,6 +490,16 @@ func hidden(p string) bool {
 	return strings.HasPrefix(p, ".") || strings.Contains(p, "/.")
 }
 
+// Unservable says why the note at p, found on disk, cannot be served under its name, as
+// NoteInfos reports it, or returns nil when it can: a watcher that reports such notes as they
+// come and go keeps the same list NoteInfos gives.
+func Unservable(p string) error {
+	if clean, err := CleanPath(p); err == nil && clean == p {
+		return nil
+	}
+	return unservable(p)
+}
+
 // unservable says why the note at p, found on disk, cannot be served under its name, which
 // CleanPath refuses or changes. It speaks to the user, who can rename the note.
 func unservable(p string) error {

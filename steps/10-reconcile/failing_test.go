@@ -15,39 +15,6 @@ import (
 	"vaultmcp/shared/steptest"
 )
 
-// failWrites makes every write to the index's notes and link graph fail, as on a full disk,
-// until the function it returns is called. Triggers do it from outside the server, through a
-// connection of the test's own: the server's code runs unchanged.
-func failWrites(t *testing.T, db string) (heal func()) {
-	t.Helper()
-	conn, err := sqlite3.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := conn.BusyTimeout(time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, table := range []string{"notes", "link_notes"} {
-		for _, op := range []string{"INSERT", "UPDATE", "DELETE"} {
-			name := "fail_" + strings.ToLower(op) + "_" + table
-			names = append(names, name)
-			err := conn.Exec(fmt.Sprintf(`CREATE TRIGGER %s BEFORE %s ON %s BEGIN SELECT RAISE(ABORT, 'database or disk is full (a test''s trigger)'); END`, name, op, table))
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	return func() {
-		for _, name := range names {
-			if err := conn.Exec("DROP TRIGGER " + name); err != nil {
-				t.Fatal(err)
-			}
-		}
-		conn.Close()
-	}
-}
-
 // TestFailedWritesAreRetried: while every write to the index fails, the user deletes, moves,
 // edits and creates notes. index_status says the index is retrying and lists each note, and
 // search never returns the deleted one. Once writes succeed again, the index holds exactly the

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"maps"
 	"sync"
+	"time"
 
 	"github.com/ollama/ollama/api"
 
@@ -33,6 +34,8 @@ type index struct {
 	ranking  string                // how search ranks: rankHybrid, rankKeyword or rankVector
 	coverage coverage              // how much of the vault the index holds while it catches up
 	noticing func() watch.Noticing // how the watcher notices edits: events, or polling and why
+	backlog  func() int            // how many changes the watcher noticed wait to be indexed
+	caughtUp caughtUp              // when the index last matched the disk
 
 	compaction *store.Compaction // how the index keeps its size while the watcher writes it
 }
@@ -93,6 +96,7 @@ func (f *failures) snapshot() map[string]error {
 type pendingNote struct {
 	record   store.Note
 	sections []store.Section // one per chunk: what gets embedded
+	links    links.Source    // what its links are read from: the same version
 }
 
 // batchChunks is how many chunks go to the embedder at a time. The embedder splits them
@@ -241,7 +245,7 @@ func (l *live) indexNotes(ctx context.Context, paths []string, links *linkWork, 
 		if ctx.Err() != nil {
 			break
 		}
-		n, err := readNote(ctx, l.notes, path, nil) // catchUp has stored the links
+		n, err := readNote(l.notes, path) // catchUp stores the links
 		if err != nil {
 			l.ix.unreadable(ctx, path, err)
 			continue
@@ -293,10 +297,13 @@ func (l *live) store(ctx context.Context, b embeddedBatch, report *progress.Repo
 	report.Done(len(b.notes), b.chunks)
 }
 
-// readNote reads and parses a note into what the index stores about it and, unless graph is
-// nil, stores its links in graph. The graph needs no embedding, so a note whose vectors fail
-// still has its links.
-func readNote(ctx context.Context, notes *vault.Vault, path string, graph *links.Stored) (pendingNote, error) {
+// readNote reads and parses a note into what the index stores about it: its record and
+// sections, and the source of its links, of the same version, the content hash. The note's
+// state (size, times, identity) is read before its content, and the moment noted: an edit
+// after that moment shows in the state, unless it came so soon after the last that the state
+// cannot show it, which the catch-up then checks (see reconcile.Compute).
+func readNote(notes *vault.Vault, path string) (pendingNote, error) {
+	seen := time.Now()
 	_, info, err := notes.Stat(path)
 	if err != nil {
 		return pendingNote{}, err
@@ -307,17 +314,16 @@ func readNote(ctx context.Context, notes *vault.Vault, path string, graph *links
 	}
 	text := string(content)
 	note := markdown.Parse(path, text)
-	if graph != nil {
-		if err := graph.Set(ctx, path, text, note); err != nil {
-			return pendingNote{}, err
-		}
-	}
+	stamp := vault.StampOf(info)
 	record := store.Note{
-		Path:  path,
-		Title: note.Title,
-		Size:  int64(len(content)),
-		MTime: info.ModTime(),
-		Hash:  contentHash(content),
+		Path:   path,
+		Title:  note.Title,
+		Size:   int64(len(content)),
+		MTime:  stamp.MTime,
+		CTime:  stamp.CTime,
+		FileID: stamp.File,
+		Seen:   seen,
+		Hash:   contentHash(content),
 	}
 	if note.Frontmatter.Fields != nil {
 		fields, err := json.Marshal(note.Frontmatter.Fields)
@@ -335,7 +341,8 @@ func readNote(ctx context.Context, notes *vault.Vault, path string, graph *links
 			sections = append(sections, store.Section{Heading: s.Heading, Line: s.Line, Text: text})
 		}
 	}
-	return pendingNote{record: record, sections: sections}, nil
+	links := links.Source{Path: path, Content: text, Parsed: note, Version: record.Hash}
+	return pendingNote{record: record, sections: sections, links: links}, nil
 }
 
 // contentHash is what the index records to recognise a note's content: the catch-up compares

@@ -137,13 +137,14 @@ func (w writers) Close() {
 // stops them, waits until they have, and closes the watcher.
 func keepCurrent(ctx context.Context, cfg config, notes *vault.Vault, ix *index, events *noteEvents, logger *slog.Logger) (stop func(), err error) {
 	// Watch before catching up: a note changed meanwhile is not lost. Its change waits in
-	// the watcher and is applied after the catch-up, by the same worker.
-	watcher, err := watch.New(cfg.vaultDir, watch.Options{Logger: logger, Mode: cfg.watchMode})
+	// the watcher and is applied after the catch-up, by the same worker. Notes whose names no
+	// tool call can carry are reported too, for index_status to list as they come and go.
+	watcher, err := watch.New(cfg.vaultDir, watch.Options{Logger: logger, Mode: cfg.watchMode, Unservable: true})
 	if err != nil {
 		return nil, err
 	}
 	ix.noticing = watcher.Noticing // for index_status: only the watcher knows
-	updates := newLive(notes, ix, events, logger)
+	updates := newLive(notes, ix, watcher, events, logger)
 	ctx, cancel := context.WithCancel(ctx)
 	var workers sync.WaitGroup
 	workers.Go(func() {

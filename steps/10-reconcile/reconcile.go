@@ -13,6 +13,7 @@ import (
 	"vaultmcp/shared/progress"
 	"vaultmcp/shared/reconcile"
 	"vaultmcp/shared/store"
+	"vaultmcp/shared/vault"
 	"vaultmcp/shared/watch"
 )
 
@@ -54,11 +55,11 @@ func (l *live) catchUp(ctx context.Context) {
 		}
 	}
 	for _, r := range plan.Rename {
-		// The rows move, vectors, links and all. The new path's size and time are recorded
-		// too, or the next comparison would read the note again.
+		// The rows move, vectors, links and all. The new path's state is recorded too, or the
+		// next comparison would read the note again.
 		err := l.ix.db.RenameNote(ctx, r.From, r.To)
 		if err == nil {
-			err = l.ix.db.UpdateState(ctx, r.To, onDisk[r.To].Size, onDisk[r.To].MTime)
+			err = l.ix.db.UpdateState(ctx, r.To, noteState(onDisk[r.To]))
 		}
 		if err == nil {
 			err = l.ix.graph.Rename(ctx, r.From, r.To)
@@ -73,7 +74,7 @@ func (l *live) catchUp(ctx context.Context) {
 		}
 	}
 	for _, path := range plan.Touch {
-		if err := l.ix.db.UpdateState(ctx, path, onDisk[path].Size, onDisk[path].MTime); err != nil {
+		if err := l.ix.db.UpdateState(ctx, path, noteState(onDisk[path])); err != nil {
 			l.logger.Error("cannot record a note's new time in the index", "path", path, "err", err)
 		}
 	}
@@ -106,13 +107,15 @@ func (l *live) catchUp(ctx context.Context) {
 // catchUpLinks works out what the link graph, which the index holds, needs to be up to date
 // with the disk: it removes the notes that are gone, and returns the notes whose links must be
 // stored, for indexNotes to store while it waits for the model. The graph holds every note the
-// rest of the index does, and the notes whose embedding failed, which are among those that
-// changed, so only the notes that changed need reading. The notes on which the graph and the
-// index disagree are checked too (one whose links could not be stored, one that failed and was
-// deleted while the server was off).
+// rest of the index does, from the same version, so only the notes that changed need reading,
+// and the few on which the graph and the index disagree: a note whose links could not be
+// stored, or were stored from a version whose embedding failed or was cut short by a stop, or
+// one that failed and was deleted while the server was off. Each note's links carry the
+// version they were read from (its content hash), as its sections do, so a disagreement shows
+// in two small queries (store.LinksDisagree).
 func (l *live) catchUpLinks(ctx context.Context, changed []string, onDisk map[string]reconcile.State) *linkWork {
 	work := &linkWork{start: time.Now()}
-	onlyLinked, onlyIndexed, err := l.ix.db.LinksDisagree(ctx)
+	onlyLinked, stale, err := l.ix.db.LinksDisagree(ctx)
 	if err != nil {
 		l.logger.Error("cannot read the link graph; backlinks may be out of date until a restart", "err", err)
 		return nil
@@ -129,7 +132,7 @@ func (l *live) catchUpLinks(ctx context.Context, changed []string, onDisk map[st
 	for _, path := range changed {
 		isChanged[path] = true
 	}
-	for _, path := range onlyIndexed {
+	for _, path := range stale {
 		if _, ok := onDisk[path]; ok && !isChanged[path] {
 			work.paths = append(work.paths, path)
 		}
@@ -185,6 +188,7 @@ func (l *live) plan(ctx context.Context) (reconcile.Plan, map[string]reconcile.S
 	var statesErr error
 	var reading sync.WaitGroup
 	reading.Go(func() { states, statesErr = l.ix.db.NoteStates(ctx) })
+	seen := time.Now() // before the walk: see readNote
 	infos, skipped, err := l.notes.NoteInfos()
 	reading.Wait()
 	if err != nil {
@@ -195,7 +199,8 @@ func (l *live) plan(ctx context.Context) (reconcile.Plan, map[string]reconcile.S
 	}
 	onDisk := make(map[string]reconcile.State, len(infos))
 	for path, info := range infos {
-		onDisk[path] = reconcile.State{Size: info.Size(), MTime: info.ModTime()}
+		s := vault.StampOf(info)
+		onDisk[path] = reconcile.State{Size: s.Size, MTime: s.MTime, CTime: s.CTime, FileID: s.File, Seen: seen}
 	}
 	l.listSkipped(skipped, onDisk)
 	indexed := make(map[string]reconcile.State, len(states))
@@ -203,6 +208,11 @@ func (l *live) plan(ctx context.Context) (reconcile.Plan, map[string]reconcile.S
 		indexed[path] = reconcile.State(st)
 	}
 	return reconcile.Compute(indexed, onDisk, l.hash), onDisk, nil
+}
+
+// noteState is what the index records of a note on disk whose content it holds already.
+func noteState(s reconcile.State) store.NoteState {
+	return store.NoteState(s)
 }
 
 // listSkipped records the notes the walk left out, with the reason, so that index_status and
@@ -234,24 +244,29 @@ func (l *live) hash(path string) (string, error) {
 // spread a commit's cost, few enough that a batch of vectors waits little for the writer.
 const linksBatch = 50
 
-// storeLinks reads notes and stores their links in the graph, without embedding them. A note
-// that cannot be read is left out: its own indexing reports why.
+// storeLinks reads notes and stores their links in the graph, without embedding them, each
+// with the version it was read from. A note that cannot be read is left out: its own indexing
+// reports why.
 func (l *live) storeLinks(ctx context.Context, paths []string) error {
 	notes := make([]links.Source, 0, len(paths))
 	for _, path := range paths {
 		if _, content, err := l.notes.ReadNote(path); err == nil {
 			text := string(content)
-			notes = append(notes, links.Source{Path: path, Content: text, Parsed: markdown.Parse(path, text)})
+			notes = append(notes, links.Source{Path: path, Content: text, Parsed: markdown.Parse(path, text), Version: contentHash(content)})
 		}
 	}
 	return l.ix.graph.SetMany(ctx, notes)
 }
 
-// What the index is doing, as index_status reports it.
+// What the index is doing, as index_status reports it (see index.state). The catch-up sets
+// the first two, or retrying when a comparison fails; the others follow from the watcher and
+// the worker once it is done.
 const (
 	phaseComparing = "comparing" // with the disk; nothing known yet
 	phaseIndexing  = "indexing"  // embedding the notes that changed
 	phaseRetrying  = "retrying"  // a comparison or some notes failed, and are tried again
+	phaseUnwatched = "unwatched" // the watcher may miss changes, and says why
+	phaseUpdating  = "updating"  // changes the watcher noticed wait to be indexed
 	phaseReady     = "ready"     // the index holds every note on disk as it is, and nothing else
 )
 

@@ -183,12 +183,23 @@ func render(query string, opts store.Options, out searchResult) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// incomplete says which notes are missing from the results, or returns "" when none are: the
-// notes the catch-up has not reached yet, and those that failed to index.
+// incomplete says why these results may not be the vault as it is now, or returns "" when
+// they are: the notes the catch-up has not reached yet, changes the watcher noticed and the
+// index does not hold yet, changes the watcher may not notice, and notes that failed to index.
 func (ix *index) incomplete() string {
 	var why []string
 	if catchingUp := ix.coverage.describe(); catchingUp != "" {
 		why = append(why, catchingUp)
+	}
+	if n := ix.backlog(); n > 0 {
+		waiting := fmt.Sprintf("%d changes to notes wait", n)
+		if n == 1 {
+			waiting = "a change to a note waits"
+		}
+		why = append(why, "the index is behind the vault: "+waiting+" to be indexed, so these results may show notes as they were, or miss new ones")
+	}
+	if trouble := ix.noticing().Trouble; trouble != "" {
+		why = append(why, fmt.Sprintf("changes to the vault may go unnoticed (%s), so these results may be out of date", trouble))
 	}
 	if failed := ix.failed.snapshot(); len(failed) > 0 {
 		paths := slices.Sorted(maps.Keys(failed))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -23,7 +24,7 @@ var indexStatusTool = mcp.NewTool("index_status",
 // database itself rather than from what the server believes it wrote, and the notes that
 // failed, which only this run of the server knows.
 type statusJSON struct {
-	State          string            `json:"state"`                // comparing, indexing, retrying or ready
+	State          string            `json:"state"`                // comparing, indexing, retrying, unwatched, updating or ready
 	VaultNotes     int               `json:"vaultNotes,omitempty"` // notes on disk, while indexing
 	UpToDate       int               `json:"upToDate,omitempty"`   // of those, notes indexed as they are, while indexing
 	Notes          int               `json:"notes"`
@@ -35,6 +36,9 @@ type statusJSON struct {
 	RebuiltBecause string            `json:"rebuiltBecause"`
 	NotIndexed     map[string]string `json:"notIndexed"` // path → why
 	Changes        string            `json:"changes"`    // how edits are noticed: file events, or polling and why
+	Watcher        string            `json:"watcher"`    // "ok", or why changes may go unnoticed
+	Backlog        int               `json:"backlog"`    // changes noticed and not indexed yet
+	CaughtUpAt     string            `json:"caughtUpAt"` // RFC 3339: when the index last matched the disk
 	Compaction     string            `json:"compaction"` // how much of the vectors table is live, and why compacting failed
 	// Folders the server may not read (lost+found, another user's folder), as the latest
 	// listing of the vault found them: folder → why. Their notes are not indexed.
@@ -66,14 +70,14 @@ func indexStatus(ix *index, notes *vault.Vault) server.ToolHandlerFunc {
 		if !rebuiltAt.IsZero() {
 			out.RebuiltAt = rebuiltAt.Format(time.RFC3339)
 		}
-		if out.State, out.UpToDate, out.VaultNotes = ix.coverage.get(); out.State != phaseIndexing {
-			out.UpToDate, out.VaultNotes = 0, 0
+		out.State = ix.state()
+		if phase, upToDate, vaultNotes := ix.coverage.get(); phase == phaseIndexing {
+			out.UpToDate, out.VaultNotes = upToDate, vaultNotes
 		}
-		if out.State == phaseReady && ix.failed.retrying() {
-			out.State = phaseRetrying
-		}
-		if ix.noticing != nil {
-			out.Changes = ix.noticing().String()
+		noticing := ix.noticing()
+		out.Changes, out.Watcher, out.Backlog = noticing.String(), cmp.Or(noticing.Trouble, "ok"), ix.backlog()
+		if at := ix.caughtUp.look(out.State == phaseReady); !at.IsZero() {
+			out.CaughtUpAt = at.Format(time.RFC3339)
 		}
 		for path, err := range ix.failed.snapshot() {
 			out.NotIndexed[path] = err.Error()
