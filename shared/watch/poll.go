@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"maps"
@@ -291,6 +292,7 @@ func (w *Watcher) look(p string, now time.Time) {
 // it was (see vault.Stamp.Racy).
 func (w *Watcher) compare(p string, s vault.Stamp, ok bool, now time.Time) {
 	old, had := w.poll.stamps[p]
+	sum, racy := w.poll.racy[p]
 	switch {
 	case !ok:
 		delete(w.poll.racy, p)
@@ -301,10 +303,10 @@ func (w *Watcher) compare(p string, s vault.Stamp, ok bool, now time.Time) {
 		return
 	case !had || !old.Same(s):
 		w.changedByPolling(p, now)
-	default:
-		if sum, racy := w.poll.racy[p]; racy && sum != w.sum(p) {
-			w.changedByPolling(p, now)
-		}
+	case !racy:
+		return // unchanged, as most notes are at most passes: nothing to write down
+	case sum != w.sum(p):
+		w.changedByPolling(p, now)
 	}
 	w.remember(p, s, now)
 }
@@ -328,11 +330,17 @@ func (w *Watcher) remember(p string, s vault.Stamp, now time.Time) {
 func (w *Watcher) sum(p string) [32]byte {
 	start := time.Now()
 	defer func() { w.poll.rereading += time.Since(start) }()
-	content, err := fs.ReadFile(w.root.FS(), p)
+	f, err := w.root.FS().Open(p)
 	if err != nil {
 		return [32]byte{}
 	}
-	return sha256.Sum256(content)
+	defer f.Close()
+	h := sha256.New()
+	// No more than a note may hold: a larger file is refused by the reader anyway.
+	if _, err := io.Copy(h, io.LimitReader(f, vault.MaxNoteSize+1)); err != nil {
+		return [32]byte{}
+	}
+	return [32]byte(h.Sum(nil))
 }
 
 // changedFolders returns the folders whose time differs from the last look, or that are

@@ -78,6 +78,14 @@ func (f *failures) retrying() bool {
 	return false
 }
 
+// has reports whether path failed.
+func (f *failures) has(path string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_, ok := f.notes[path]
+	return ok
+}
+
 // stale reports whether the note at path is gone from the vault but still in the index.
 func (f *failures) stale(path string) bool {
 	f.mu.Lock()

@@ -201,7 +201,7 @@ func (ix *index) update(ctx context.Context, notes *vault.Vault, path string) (i
 	// Editors save without changes (and touch files); the content hash says when there is
 	// nothing to embed.
 	if st, ok, err := ix.db.State(ctx, path); err == nil && ok && st.Hash == n.record.Hash {
-		if _, failedBefore := ix.failed.snapshot()[path]; failedBefore {
+		if ix.failed.has(path) {
 			// Its links may be those of a version whose embedding failed (see below): store
 			// them again from this one, the version of its sections.
 			if err := ix.graph.SetMany(ctx, []links.Source{n.links}); err != nil {
