@@ -107,10 +107,11 @@ type polling struct {
 	ticker *time.Ticker  // nil while events are used; only Run's goroutine sets it after New
 	tick   time.Duration // the ticker's period: the shorter of the two intervals
 
-	stamps      map[string]vault.Stamp // the notes at the last look
-	racy        map[string][32]byte    // notes whose Stamp was racy at the last look, and their content's hash
-	folders     map[string]time.Time   // every folder and its time, at the last look
-	hot         map[string]time.Time   // notes that changed lately, and when
+	stamps      map[string]vault.Stamp     // the notes at the last look
+	byFolder    map[string]map[string]bool // the same notes, by folder, for a folder pass
+	racy        map[string][32]byte        // notes whose Stamp was racy at the last look, and their content's hash
+	folders     map[string]time.Time       // every folder and its time, at the last look
+	hot         map[string]time.Time       // notes that changed lately, and when
 	lastFull    time.Time
 	nextFolders time.Time     // the earliest time for the next folder pass
 	quick       time.Duration // the least time between two quick passes: quickEvery
@@ -145,7 +146,8 @@ func (w *Watcher) startPolling(why string) error {
 		return err
 	}
 	pass := time.Since(start)
-	w.poll.stamps, w.poll.folders, w.poll.lastFull = stamps, folders, start
+	w.poll.folders, w.poll.lastFull = folders, start
+	w.poll.stamps, w.poll.byFolder = make(map[string]vault.Stamp, len(stamps)), map[string]map[string]bool{}
 	w.poll.hot, w.poll.racy = map[string]time.Time{}, map[string][32]byte{}
 	for p, s := range stamps {
 		w.remember(p, s, start)
@@ -298,6 +300,9 @@ func (w *Watcher) compare(p string, s vault.Stamp, ok bool, now time.Time) {
 		delete(w.poll.racy, p)
 		if had {
 			delete(w.poll.stamps, p)
+			if notes := w.poll.byFolder[path.Dir(p)]; notes != nil {
+				delete(notes, p)
+			}
 			w.changedByPolling(p, now)
 		}
 		return
@@ -314,6 +319,13 @@ func (w *Watcher) compare(p string, s vault.Stamp, ok bool, now time.Time) {
 // remember records the Stamp s of the note at p, seen at now, and the hash of its content
 // while s is racy.
 func (w *Watcher) remember(p string, s vault.Stamp, now time.Time) {
+	if _, had := w.poll.stamps[p]; !had {
+		folder := path.Dir(p)
+		if w.poll.byFolder[folder] == nil {
+			w.poll.byFolder[folder] = map[string]bool{}
+		}
+		w.poll.byFolder[folder][p] = true
+	}
 	w.poll.stamps[p] = s
 	if s.Racy(now) {
 		w.poll.racy[p] = w.sum(p)
@@ -417,8 +429,8 @@ func (w *Watcher) folderPass(f string, now time.Time) {
 			w.compare(p, s, ok, now)
 		}
 	}
-	for p := range w.poll.stamps {
-		if path.Dir(p) == f && !here[p] {
+	for p := range w.poll.byFolder[f] {
+		if !here[p] {
 			w.compare(p, vault.Stamp{}, false, now)
 		}
 	}
@@ -436,6 +448,7 @@ func (w *Watcher) dropFolder(f string, now time.Time) {
 	for g := range w.poll.folders {
 		if g == f || strings.HasPrefix(g, prefix) {
 			delete(w.poll.folders, g)
+			delete(w.poll.byFolder, g)
 		}
 	}
 	for p := range w.poll.stamps {
