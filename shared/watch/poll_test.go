@@ -253,8 +253,10 @@ func TestPollingSeesTimesPutBack(t *testing.T) {
 	v.write("Note.md", "# Note, version 1") // makes the note hot: the quick pass looks at it
 	v.expect(updated("Note.md"))
 	before := statOf(t, v.path("Note.md"))
-	// The change time comes from a clock that moves once per scheduler tick: let it move.
-	time.Sleep(50 * time.Millisecond)
+	// Until a pass records the note well after its write, polling compares its content at
+	// every look (see TestPollingRacyStamp), which would see the rewrite without the change
+	// time. Wait for such a pass; this also lets the clock of the change time move on.
+	time.Sleep(vault.RacyWindow + 10*testPollEvery)
 	v.write("Note.md", "# Note, version 2")
 	if err := os.Chtimes(v.path("Note.md"), before.ModTime(), before.ModTime()); err != nil {
 		t.Fatal(err)

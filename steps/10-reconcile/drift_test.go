@@ -11,6 +11,7 @@ import (
 
 	"vaultmcp/shared/ollamatest"
 	"vaultmcp/shared/steptest"
+	"vaultmcp/shared/vault"
 )
 
 // These tests make the index drift from the disk in the ways a restart can hide, and require
@@ -68,6 +69,7 @@ func TestTimesPutBack(t *testing.T) {
 	note := filepath.Join(vaultDir, "Orchard.md")
 	old := time.Date(2025, 9, 1, 8, 0, 0, 0, time.UTC)
 	writeAt(t, note, "# Orchard\n\nApples ripen in autumn.\n", old)
+	afterRacyWindow()
 	args := []string{"-embedder", "offline", "-db", filepath.Join(t.TempDir(), "index.db")}
 	url, stop := launch(t, vaultDir, args...)
 	waitReady(t, url)
@@ -96,6 +98,7 @@ func TestSwappedNames(t *testing.T) {
 	}
 	writeAt(t, a, apricots, old)
 	writeAt(t, b, damsons, old)
+	afterRacyWindow()
 	args := []string{"-embedder", "offline", "-db", filepath.Join(t.TempDir(), "index.db")}
 	url, stop := launch(t, vaultDir, args...)
 	waitReady(t, url)
@@ -122,6 +125,13 @@ func TestSwappedNames(t *testing.T) {
 		}
 		stop()
 	}
+}
+
+// afterRacyWindow waits until the notes just written are safely older than the moment the next
+// start records them (see vault.Stamp.Racy). Recorded sooner, a note is read again whatever its
+// Stamp says, and a test of what the Stamp alone sees would pass without it.
+func afterRacyWindow() {
+	time.Sleep(vault.RacyWindow + 100*time.Millisecond)
 }
 
 // writeAt writes a file and sets its modification time. A file there already keeps its size:
