@@ -27,8 +27,9 @@ import (
 // part, embedding the notes that changed, a batch at a time, while the server answers; their
 // links need no model and are stored meanwhile, so with a model slower than the database,
 // backlinks are complete long before the embedding is. A kill part-way loses nothing but
-// time, since each note is stored whole or not at all and the next start finds the rest still
-// to do.
+// time: each note's sections are stored whole or not at all, links stored from another version
+// than their note's sections are stored again (see catchUpLinks), and the next start finds the
+// rest still to do.
 func (l *live) catchUp(ctx context.Context) {
 	cov := &l.ix.coverage
 	cov.set(phaseComparing, 0, 0)
