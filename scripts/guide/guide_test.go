@@ -331,3 +331,28 @@ func TestFencesAreClosed(t *testing.T) {
 		}
 	}
 }
+
+// TestNoStepStartedWithGoRun: the guide starts a step the way make does, by building it and
+// running the binary. `go run` starts the program as a child of its own and does not pass
+// SIGTERM on, so a `kill` of the `go run` a reader started leaves the server holding its port.
+func TestNoStepStartedWithGoRun(t *testing.T) {
+	root, err := transcript.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "guide", "*.md"))
+	files = append(files, filepath.Join(root, "README.md"))
+	goRunStep := regexp.MustCompile("go run(?: -\\S+)* \\./steps/")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if goRunStep.MatchString(line) {
+				t.Errorf("%s:%d starts a step with go run; build it and run the binary, as make step does: %s",
+					filepath.Base(f), i+1, strings.TrimSpace(line))
+			}
+		}
+	}
+}

@@ -20,7 +20,7 @@ func DefaultPath(vaultDir string) (string, error) {
 	}
 	cache, err := os.UserCacheDir()
 	if err != nil {
-		return "", fmt.Errorf("no cache directory for the index (%v); pass -db FILE", err)
+		return "", fmt.Errorf("no cache directory for the index (%v); choose an index file with %s", err, chooseDB)
 	}
 	sum := sha256.Sum256([]byte(abs))
 	name := filepath.Base(abs) + "-" + hex.EncodeToString(sum[:4])
@@ -46,7 +46,8 @@ func CheckLocation(vaultDir, dbPath string) error {
 // CheckOutside refuses an index path inside the vault: the database and its -wal and -shm
 // files change all the time, and in the vault they would be synced, backed up and shown by
 // Obsidian as clutter. It creates nothing, so a program can check its configuration with it
-// before it touches the disk.
+// before it touches the disk; its error names no setting, since the caller knows which one
+// gave the path.
 func CheckOutside(vaultDir, dbPath string) error {
 	vault, err := filepath.Abs(vaultDir)
 	if err != nil {
@@ -59,7 +60,7 @@ func CheckOutside(vaultDir, dbPath string) error {
 	// Compare real paths, so that a symlink cannot smuggle the index into the vault.
 	vault, dir := realPath(vault), realPath(filepath.Dir(db))
 	if rel, err := filepath.Rel(vault, dir); err == nil && filepath.IsLocal(rel) {
-		return fmt.Errorf("the index %s is inside the vault; pass -db with a path outside %s", dbPath, vaultDir)
+		return fmt.Errorf("the index %s is inside the vault %s: choose a file outside it", dbPath, vaultDir)
 	}
 	return nil
 }

@@ -18,7 +18,7 @@ func TestOneStorePerIndex(t *testing.T) {
 	first := openIndex(t, path)
 	put(t, first, Note{Path: "a.md"}, []float32{1, 0, 0, 0})
 
-	openFails(t, path, Config{}, "the index "+path+" is in use by another vaultmcp server", path+".lock", "stop that server", "-db")
+	openFails(t, path, Config{}, "the index "+path+" is in use by another vaultmcp server", path+".lock", "stop that server", "its own index with -db or VAULTMCP_DB")
 	// The refused Open left the index alone: the first Store still finds its note.
 	if hits, err := first.Search(t.Context(), []float32{1, 0, 0, 0}, 1); err != nil || len(hits) != 1 {
 		t.Errorf("after a refused second Open, a search = %v, %v; want a.md", hits, err)

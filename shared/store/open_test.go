@@ -46,7 +46,7 @@ func TestOpenNotADatabase(t *testing.T) {
 	if err := os.WriteFile(path, garbage, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	openFails(t, path, Config{}, path, "not a SQLite database, or it is damaged", "delete it", "pass another -db")
+	openFails(t, path, Config{}, path, "not a SQLite database, or it is damaged", "delete it", "choose another index file with -db or VAULTMCP_DB")
 	if got, _ := os.ReadFile(path); !bytes.Equal(got, garbage) {
 		t.Error("Open changed a file that is not an index")
 	}
@@ -54,12 +54,12 @@ func TestOpenNotADatabase(t *testing.T) {
 
 func TestOpenFolder(t *testing.T) {
 	dir := t.TempDir()
-	openFails(t, dir, Config{}, dir+" is a folder", filepath.Join(dir, "index.db"))
+	openFails(t, dir, Config{}, dir+" is a folder", filepath.Join(dir, "index.db"), "-db or VAULTMCP_DB")
 }
 
 func TestOpenMissingFolder(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no", "such")
-	openFails(t, filepath.Join(missing, "index.db"), Config{}, "folder "+missing+" does not exist", "create it")
+	openFails(t, filepath.Join(missing, "index.db"), Config{}, "folder "+missing+" does not exist", "create it", "-db or VAULTMCP_DB")
 }
 
 func TestOpenLocked(t *testing.T) {
@@ -76,7 +76,7 @@ func TestOpenLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	openFails(t, path, Config{BusyTimeout: 100 * time.Millisecond},
-		"index "+path+" is locked by another program", "stop the other vaultmcp", "pass another -db")
+		"index "+path+" is locked by another program", "stop the other vaultmcp", "choose another index file with -db or VAULTMCP_DB")
 
 	if err := other.Exec(`ROLLBACK`); err != nil {
 		t.Fatal(err)
@@ -94,7 +94,7 @@ func TestOpenForeignDatabase(t *testing.T) {
 	if err := other.Exec(`CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT)`); err != nil {
 		t.Fatal(err)
 	}
-	openFails(t, path, Config{}, path+" is a SQLite database that vaultmcp did not create", "pass another -db")
+	openFails(t, path, Config{}, path+" is a SQLite database that vaultmcp did not create", "choose another index file with -db or VAULTMCP_DB")
 
 	stmt, _, err := other.Prepare(`SELECT (SELECT journal_mode FROM pragma_journal_mode), (SELECT count(*) FROM sqlite_schema)`)
 	if err != nil {

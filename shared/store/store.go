@@ -189,27 +189,27 @@ func (s *Store) Path() string {
 // tables to someone else's data.
 var errForeign = errors.New("not a vaultmcp index")
 
-// openError turns what SQLite reports into what the user should do. The -db flag is how every
+// openError turns what SQLite reports into what the user should do; chooseDB says how every
 // step of vaultmcp chooses the file.
 func openError(path string, err error) error {
 	switch {
 	case errors.Is(err, errForeign):
-		return fmt.Errorf("%s is a SQLite database that vaultmcp did not create: pass another -db", path)
+		return fmt.Errorf("%s is a SQLite database that vaultmcp did not create: choose another index file with %s", path, chooseDB)
 	case errors.Is(err, sqlite3.BUSY), errors.Is(err, sqlite3.LOCKED):
-		return fmt.Errorf("index %s is locked by another program: stop the other vaultmcp using it, or pass another -db (%w)", path, err)
+		return fmt.Errorf("index %s is locked by another program: stop the other vaultmcp using it, or choose another index file with %s (%w)", path, chooseDB, err)
 	case errors.Is(err, sqlite3.NOTADB), errors.Is(err, sqlite3.CORRUPT):
-		return fmt.Errorf("%s is not a SQLite database, or it is damaged: if it is vaultmcp's index, delete it (it will be rebuilt); otherwise pass another -db (%w)", path, err)
+		return fmt.Errorf("%s is not a SQLite database, or it is damaged: if it is vaultmcp's index, delete it (it will be rebuilt); otherwise choose another index file with %s (%w)", path, chooseDB, err)
 	case errors.Is(err, sqlite3.READONLY):
-		return fmt.Errorf("index %s cannot be written: give vaultmcp write access to it and its folder, or pass another -db (%w)", path, err)
+		return fmt.Errorf("index %s cannot be written: give vaultmcp write access to it and its folder, or choose another index file with %s (%w)", path, chooseDB, err)
 	case errors.Is(err, sqlite3.CANTOPEN):
 		// SQLite does not say why it cannot open a file; the file system does.
 		if info, statErr := os.Stat(path); statErr == nil && info.IsDir() {
-			return fmt.Errorf("index %s is a folder: pass the path of a file in it with -db, such as %s", path, filepath.Join(path, "index.db"))
+			return fmt.Errorf("index %s is a folder: give the path of a file in it with %s, such as %s", path, chooseDB, filepath.Join(path, "index.db"))
 		}
 		if _, statErr := os.Stat(filepath.Dir(path)); errors.Is(statErr, fs.ErrNotExist) {
-			return fmt.Errorf("folder %s does not exist: create it, or pass another -db", filepath.Dir(path))
+			return fmt.Errorf("folder %s does not exist: create it, or choose another index file with %s", filepath.Dir(path), chooseDB)
 		}
-		return fmt.Errorf("cannot open index %s: check that vaultmcp may create and write files in %s, or pass another -db (%w)", path, filepath.Dir(path), err)
+		return fmt.Errorf("cannot open index %s: check that vaultmcp may create and write files in %s, or choose another index file with %s (%w)", path, filepath.Dir(path), chooseDB, err)
 	}
 	return fmt.Errorf("open index %s: %w", path, err)
 }

@@ -45,7 +45,7 @@ func TestOneServerPerIndex(t *testing.T) {
 	url := startServer(t, vaultDir, "-embedder", "offline", "-db", db)
 
 	err := steptest.StartFails(t, run, steptest.Env(), "-embedder", "offline", "-addr", "127.0.0.1:0", "-vault", vaultDir, "-db", db)
-	for _, want := range []string{"the index " + db + " is in use by another vaultmcp server", "-db"} {
+	for _, want := range []string{"the index " + db + " is in use by another vaultmcp server", "its own index with -db or VAULTMCP_DB"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("a second server on the same index: %v; want an error containing %q", err, want)
 		}
