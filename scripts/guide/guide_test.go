@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -354,5 +355,41 @@ func TestNoStepStartedWithGoRun(t *testing.T) {
 					filepath.Base(f), i+1, strings.TrimSpace(line))
 			}
 		}
+	}
+}
+
+// TestSetUpAgreesWithChapterZero: the README's set-up commands are the ones chapter 0 walks
+// through, in the same order, so a reader who starts from either meets the same path.
+func TestSetUpAgreesWithChapterZero(t *testing.T) {
+	root, err := transcript.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup, _, _ := strings.Cut(string(readme[strings.Index(string(readme), "## Set-up"):]), "\n## ")
+	var want []string
+	for _, line := range commandLines(setup) {
+		if cmd, _, _ := strings.Cut(line, "#"); strings.TrimSpace(cmd) != "" {
+			want = append(want, strings.TrimSpace(cmd))
+		}
+	}
+	if len(want) < 2 {
+		t.Fatalf("README.md's Set-up shows %d commands; want its two set-up commands", len(want))
+	}
+	chapter, err := os.ReadFile(filepath.Join(root, "guide", "00-setup.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, line := range commandLines(string(chapter)) {
+		if slices.Contains(want, strings.TrimSpace(line)) && !slices.Contains(got, strings.TrimSpace(line)) {
+			got = append(got, strings.TrimSpace(line))
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("README.md's set-up runs %q; guide/00-setup.md runs them as %q: same commands, same order", want, got)
 	}
 }
