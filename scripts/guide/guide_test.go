@@ -393,3 +393,42 @@ func TestSetUpAgreesWithChapterZero(t *testing.T) {
 		t.Errorf("README.md's set-up runs %q; guide/00-setup.md runs them as %q: same commands, same order", want, got)
 	}
 }
+
+// TestEveryChapterLeadsToTheNext: each chapter ends with a "Next:" line that links to the
+// next chapter, and opens with a link to it; the last step's chapter leads to the page on
+// using the server on your own vault.
+func TestEveryChapterLeadsToTheNext(t *testing.T) {
+	root, err := transcript.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	chapters, _ := filepath.Glob(filepath.Join(root, "guide", "[0-9][0-9]-*.md"))
+	if len(chapters) < 11 {
+		t.Fatalf("found %d numbered chapters; want 0 to 10", len(chapters))
+	}
+	next := append(slices.Clone(chapters[1:]), filepath.Join(root, "guide", "own-vault.md"))
+	for i, chapter := range chapters {
+		data, err := os.ReadFile(chapter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+		target := "](" + filepath.Base(next[i]) + ")"
+		if len(lines) < 3 || !strings.Contains(lines[2], target) {
+			t.Errorf("%s: its third line, the navigation, does not link to %s", filepath.Base(chapter), filepath.Base(next[i]))
+		}
+		if i == len(chapters)-1 {
+			continue // the last chapter closes with "Where next", on the pages after the steps
+		}
+		last := ""
+		for _, line := range lines {
+			if strings.HasPrefix(line, "Next: ") {
+				last = line
+			}
+		}
+		if !strings.HasPrefix(last, "Next: [") || !strings.Contains(last, target) {
+			t.Errorf("%s: its closing line %q is no link to %s; write \"Next: [N. Title](%s), where ...\"",
+				filepath.Base(chapter), last, filepath.Base(next[i]), filepath.Base(next[i]))
+		}
+	}
+}
