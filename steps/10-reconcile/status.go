@@ -32,14 +32,14 @@ type statusJSON struct {
 	Embedder       string            `json:"embedder"`
 	Model          string            `json:"model"`
 	Dimensions     int               `json:"dimensions"`
-	RebuiltAt      string            `json:"rebuiltAt"` // RFC 3339; "" when no rebuild was recorded
-	RebuiltBecause string            `json:"rebuiltBecause"`
-	NotIndexed     map[string]string `json:"notIndexed"` // path → why
-	Changes        string            `json:"changes"`    // how edits are noticed: file events, or polling and why
-	Watcher        string            `json:"watcher"`    // "ok", or why changes may go unnoticed
-	Backlog        int               `json:"backlog"`    // changes noticed and not indexed yet
-	CaughtUpAt     string            `json:"caughtUpAt"` // RFC 3339: when the index last matched the disk
-	Compaction     string            `json:"compaction"` // how much of the vectors table is live, and why compacting failed
+	RebuiltAt      string            `json:"rebuiltAt,omitempty"`      // RFC 3339; left out when no rebuild was recorded (an earlier step built the index)
+	RebuiltBecause string            `json:"rebuiltBecause,omitempty"` // why, in words; left out with rebuiltAt, never an empty reason
+	NotIndexed     map[string]string `json:"notIndexed"`               // path → why
+	Changes        string            `json:"changes"`                  // how edits are noticed: file events, or polling and why
+	Watcher        string            `json:"watcher"`                  // "ok", or why changes may go unnoticed
+	Backlog        int               `json:"backlog"`                  // changes noticed and not indexed yet
+	CaughtUpAt     string            `json:"caughtUpAt"`               // RFC 3339: when the index last matched the disk
+	Compaction     string            `json:"compaction"`               // how much of the vectors table is live, and why compacting failed
 	// Folders the server may not read (lost+found, another user's folder), as the latest
 	// listing of the vault found them: folder → why. Their notes are not indexed.
 	SkippedFolders map[string]string `json:"skippedFolders,omitempty"`

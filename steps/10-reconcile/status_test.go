@@ -2,8 +2,13 @@ package main
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"vaultmcp/shared/embed"
+	"vaultmcp/shared/steptest"
+	"vaultmcp/shared/store"
 )
 
 // TestCompactionStatus: index_status says how much of the vectors table is live, and why the
@@ -39,5 +44,38 @@ func TestComparisonFailureIsNotReady(t *testing.T) {
 	c.set(phaseReady, 0, 0)
 	if got := c.describe(); got != "" {
 		t.Errorf("once a comparison succeeds, describe() = %q; want nothing", got)
+	}
+}
+
+// TestStatusLeavesOutARebuildNeverRecorded: an index that an earlier step built, with this
+// embedder but no record of a rebuild, is kept, and index_status then says nothing of a
+// rebuild rather than "rebuiltBecause": "".
+func TestStatusLeavesOutARebuildNeverRecorded(t *testing.T) {
+	vaultDir := t.TempDir()
+	steptest.Write(t, filepath.Join(vaultDir, "Note.md"), "# Note\n\nThe compost heap needs air.")
+	db := filepath.Join(t.TempDir(), "index.db")
+	s, err := store.Open(t.Context(), db, store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	offline := embed.NewOffline()
+	if err := s.Reset(t.Context(), store.Embedder{Name: "offline", Model: offline.Model(), Dimension: offline.Dimensions()}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	url := startServing(t, vaultDir, "-embedder", "offline", "-db", db)
+	waitReady(t, url)
+	text, isError := steptest.CallTool(t, url, "index_status", map[string]any{})
+	if isError || strings.Contains(text, "rebuilt") || !strings.Contains(text, `"state":"ready"`) {
+		t.Errorf("index_status on an index with no rebuild recorded = %s; want no rebuiltAt or rebuiltBecause", text)
+	}
+
+	// A rebuild is recorded, and shown with its reason.
+	other := filepath.Join(t.TempDir(), "index.db")
+	url = startServing(t, vaultDir, "-embedder", "offline", "-db", other)
+	waitReady(t, url)
+	if st := status(t, url); st.RebuiltAt == "" || !strings.Contains(st.RebuiltBecause, "not been built yet") {
+		t.Errorf("index_status on a new index: rebuiltAt %q, rebuiltBecause %q; want when, and why", st.RebuiltAt, st.RebuiltBecause)
 	}
 }
