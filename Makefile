@@ -109,9 +109,11 @@ fuzz: ## fuzz the title cleaner, the path guard and the append, about 30 s each 
 	go test -run='^$$' -fuzz=FuzzCleanPath -fuzztime=$$((900000 * $(FUZZ)))x ./shared/vault
 	go test -run='^$$' -fuzz=FuzzInsert -fuzztime=$$((300000 * $(FUZZ)))x ./shared/edit
 
-standin: ## run the Ollama stand-in on 127.0.0.1:11434, for trying the Ollama code path offline
+# FLAGS passes the stand-in its own flags, as in make standin FLAGS='-fail 500 -fail-after 2'
+# (go run ./scripts/ollama-standin -h lists them).
+standin: ## run the Ollama stand-in on 127.0.0.1:11434, for trying the Ollama code path offline; FLAGS='-input-latency 50ms' and the like for its flags
 	@go build -o .run/bin/ ./scripts/ollama-standin
-	@exec .run/bin/ollama-standin  # in make's place, so that stopping make stops it, as in make step
+	@exec .run/bin/ollama-standin $(FLAGS)  # in make's place, so that stopping make stops it, as in make step
 
 use-standin: use-standin-deps ## run the Ollama stand-in with a real model, USE-lite (English, 512 dimensions), on 127.0.0.1:11434: start a step with -embedder ollama -model use-lite
 	@exec node scripts/use-standin/server.mjs

@@ -333,8 +333,8 @@ func TestFencesAreClosed(t *testing.T) {
 	}
 }
 
-// TestNoStepStartedWithGoRun: the guide starts a step the way make does, by building it and
-// running the binary. `go run` starts the program as a child of its own and does not pass
+// TestNoStepStartedWithGoRun: the guide starts a step, or the Ollama stand-in, the way make
+// does, by building it and running the binary. `go run` starts the program as a child of its own and does not pass
 // SIGTERM on, so a `kill` of the `go run` a reader started leaves the server holding its port.
 func TestNoStepStartedWithGoRun(t *testing.T) {
 	root, err := transcript.Root()
@@ -343,7 +343,7 @@ func TestNoStepStartedWithGoRun(t *testing.T) {
 	}
 	files, _ := filepath.Glob(filepath.Join(root, "guide", "*.md"))
 	files = append(files, filepath.Join(root, "README.md"))
-	goRunStep := regexp.MustCompile("go run(?: -\\S+)* \\./steps/")
+	goRunStep := regexp.MustCompile("go run(?: -\\S+)* \\./(?:steps/|scripts/ollama-standin)")
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -351,7 +351,7 @@ func TestNoStepStartedWithGoRun(t *testing.T) {
 		}
 		for i, line := range strings.Split(string(data), "\n") {
 			if goRunStep.MatchString(line) {
-				t.Errorf("%s:%d starts a step with go run; build it and run the binary, as make step does: %s",
+				t.Errorf("%s:%d starts a server with go run; build it and run the binary, as make step and make standin do: %s",
 					filepath.Base(f), i+1, strings.TrimSpace(line))
 			}
 		}
@@ -430,5 +430,49 @@ func TestEveryChapterLeadsToTheNext(t *testing.T) {
 			t.Errorf("%s: its closing line %q is no link to %s; write \"Next: [N. Title](%s), where ...\"",
 				filepath.Base(chapter), last, filepath.Base(next[i]), filepath.Base(next[i]))
 		}
+	}
+}
+
+// TestAppendixCountsTheTools: the appendix says how many tools the finished server offers,
+// and how many are left with -read-only, which offers only the tools that read. Both counts
+// come from the last step's transcript, where tools/list shows every tool and its
+// readOnlyHint; every tool is named there too.
+func TestAppendixCountsTheTools(t *testing.T) {
+	root, steps := rootAndSteps(t)
+	last := steps[len(steps)-1]
+	sections, err := transcript.ParseFile(last.Transcript())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list string
+	for _, s := range sections {
+		if strings.HasPrefix(s.Title, "tools/list: every tool") {
+			list = s.Text
+		}
+	}
+	names := regexp.MustCompile(`(?m)^\s*"name": "([a-z_]+)",$`).FindAllStringSubmatch(list, -1)
+	readers := strings.Count(list, `"readOnlyHint": true`)
+	if len(names) == 0 || readers == 0 {
+		t.Fatalf("%s's transcript has no tools/list section naming the tools and their readOnlyHint", last.Name)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "guide", "appendix-clients.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(data)), " ")
+	m := regexp.MustCompile(`serve the same tools, (\w+) in the finished server: ([^.]+)\. `).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatal(`appendix-clients.md no longer says "serve the same tools, N in the finished server: …"; keep the count and this test together`)
+	}
+	if numberWords[m[1]] != len(names) {
+		t.Errorf("the appendix says %s tools; %s's tools/list has %d", m[1], last.Name, len(names))
+	}
+	for _, n := range names {
+		if !strings.Contains(m[2], "`"+n[1]+"`") {
+			t.Errorf("the appendix's list of tools leaves out %s", n[1])
+		}
+	}
+	if ro := regexp.MustCompile("with `-read-only` there (?:are|is) (\\w+)").FindStringSubmatch(m[2]); ro == nil || numberWords[ro[1]] != readers {
+		t.Errorf("the appendix's sentence on the tools (%q) does not say that -read-only leaves %d, the tools whose readOnlyHint is true", m[2], readers)
 	}
 }
