@@ -36,6 +36,9 @@ type index struct {
 	noticing func() watch.Noticing // how the watcher notices edits: events, or polling and why
 	backlog  func() int            // how many changes the watcher noticed wait to be indexed
 	caughtUp caughtUp              // when the index last matched the disk
+	// How long a search may wait, from the start, for the catch-up at start-up: over stdio,
+	// startupWait; over HTTP, none (see coverage.awaitStartup).
+	startupWait time.Duration
 
 	compaction *store.Compaction // how the index keeps its size while the watcher writes it
 }
@@ -107,6 +110,13 @@ type pendingNote struct {
 	links    links.Source    // what its links are read from: the same version
 }
 
+// startupWait is how long, at most, a search over stdio waits from the start for the catch-up
+// at start-up: long enough for a new index of a few hundred notes, or a restart's few changed
+// notes, and well within the time a client gives a call and the server gives the calls under
+// way when stdin closes, as it does at once after a one-shot such as
+// `printf '…' | vaultmcp -transport stdio`.
+const startupWait = 5 * time.Second
+
 // batchChunks is how many chunks go to the embedder at a time. The embedder splits them
 // into requests itself; a batch this size keeps it busy and lets us report progress.
 const batchChunks = 256
@@ -163,6 +173,9 @@ func openIndex(ctx context.Context, cfg config, logger *slog.Logger) (_ *index, 
 		embedder: embedder, db: db, graph: graph,
 		failed: failures{notes: map[string]error{}}, compaction: compaction,
 		floor: &floor{logger: logger, fixed: cfg.search.minScore}, ranking: cfg.search.ranking,
+	}
+	if cfg.transport == "stdio" {
+		ix.startupWait = startupWait
 	}
 	logger.Info("search", "rank", ix.ranking, "min_score", ix.floor)
 	return ix, nil

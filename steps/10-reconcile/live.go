@@ -57,6 +57,7 @@ func newLive(notes *vault.Vault, ix *index, watcher *watch.Watcher, events *note
 func (l *live) run(ctx context.Context) {
 	l.catchUp(ctx)
 	l.ix.caughtUp.applied(l.ix.current())
+	l.ix.coverage.endStartup()
 	for {
 		select {
 		case <-ctx.Done():

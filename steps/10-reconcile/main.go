@@ -145,6 +145,7 @@ func keepCurrent(ctx context.Context, cfg config, notes *vault.Vault, ix *index,
 	}
 	ix.noticing = watcher.Noticing // for index_status: only the watcher knows
 	updates := newLive(notes, ix, watcher, events, logger)
+	ix.coverage.beginStartup()
 	ctx, cancel := context.WithCancel(ctx)
 	var workers sync.WaitGroup
 	workers.Go(func() {

@@ -280,6 +280,50 @@ type coverage struct {
 	total   int    // notes on the disk
 	links   bool   // the link graph is up to date with the disk: catchUpLinks has finished once
 	err     error  // why the latest comparison failed, while it waits to be tried again
+
+	// The catch-up at start-up, which a search over stdio waits for (see awaitStartup):
+	// started is when it began, and startup is closed when it has ended, however it ended.
+	// Both stay zero where nothing waits for it.
+	started time.Time
+	startup chan struct{}
+}
+
+// beginStartup records that the catch-up at start-up begins, for awaitStartup.
+func (c *coverage) beginStartup() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.started, c.startup = time.Now(), make(chan struct{})
+}
+
+// endStartup records that the catch-up at start-up has ended: searches wait no longer.
+func (c *coverage) endStartup() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.startup != nil {
+		close(c.startup)
+		c.startup = nil
+	}
+}
+
+// awaitStartup waits until the catch-up at start-up has ended, or limit has passed since it
+// began, or ctx ends, whichever comes first. A client that starts the server over stdio may
+// ask its first question a moment later, before a new index holds a single note; a person
+// who started an HTTP server, and can watch its log, has limit 0 and never waits. Past the
+// limit, search answers with what is indexed and says how far the catch-up got.
+func (c *coverage) awaitStartup(ctx context.Context, limit time.Duration) {
+	c.mu.Lock()
+	done, started := c.startup, c.started
+	c.mu.Unlock()
+	if limit <= 0 || done == nil {
+		return
+	}
+	wait := time.NewTimer(time.Until(started.Add(limit)))
+	defer wait.Stop()
+	select {
+	case <-done:
+	case <-wait.C:
+	case <-ctx.Done():
+	}
 }
 
 // fail records that the comparison with the disk failed, and why.

@@ -65,6 +65,9 @@ func searchVault(notes *vault.Vault, ix *index) server.ToolHandlerFunc {
 		if strings.IndexFunc(query, isControl) >= 0 {
 			return mcp.NewToolResultError("query holds control characters; send plain text"), nil
 		}
+		// Over stdio the first question may come before a new index holds anything: wait a
+		// little for it, and for the filters too, which look for notes in the index.
+		ix.coverage.awaitStartup(ctx, ix.startupWait)
 		opts := store.Options{K: req.GetInt("limit", defaultLimit)}
 		if msg := ix.checkFilters(ctx, notes, &opts, req.GetString("folder", ""), req.GetString("tag", "")); msg != "" {
 			return mcp.NewToolResultError(msg), nil
@@ -96,6 +99,9 @@ func searchVault(notes *vault.Vault, ix *index) server.ToolHandlerFunc {
 // The folder is spelt as the vault spells it, as note paths are, and tags are compared
 // without regard to case or Unicode form, as Obsidian compares them.
 func (ix *index) checkFilters(ctx context.Context, notes *vault.Vault, opts *store.Options, folder, tag string) string {
+	// While the index catches up, a folder or tag may be missing only because its notes are
+	// not indexed yet: then the filter stands, and the answer says the index is incomplete.
+	catchingUp := ix.coverage.describe() != ""
 	if folder = strings.TrimSpace(folder); folder != "" {
 		clean, err := notes.ResolveFolder(folder)
 		if err != nil {
@@ -105,7 +111,7 @@ func (ix *index) checkFilters(ctx context.Context, notes *vault.Vault, opts *sto
 		if err != nil {
 			return "cannot check the folder: " + err.Error()
 		}
-		if !found {
+		if !found && !catchingUp {
 			return fmt.Sprintf("no indexed note is in folder %q; folders are paths relative to the vault root, like \"Kitchen\" (leave folder out to search everywhere)", clean)
 		}
 		opts.Folder = clean
@@ -118,7 +124,7 @@ func (ix *index) checkFilters(ctx context.Context, notes *vault.Vault, opts *sto
 		if err != nil {
 			return "cannot check the tag: " + err.Error()
 		}
-		if !found {
+		if !found && !catchingUp {
 			return fmt.Sprintf("no indexed note has the tag %q (or one nested under it); leave tag out to search everywhere", tag)
 		}
 		opts.Tag = tag
@@ -167,6 +173,10 @@ func render(query string, opts store.Options, out searchResult) string {
 		}
 		if opts.Tag != "" {
 			where += fmt.Sprintf(" with tag %q", opts.Tag)
+		}
+		if out.Incomplete != "" {
+			// The notes not yet indexed, or that failed, may hold the answer.
+			where = "the notes indexed so far in " + where
 		}
 		fmt.Fprintf(&b, "Nothing in %s is relevant to %q.", where, query)
 	}

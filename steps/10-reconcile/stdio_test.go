@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"vaultmcp/shared/ollamatest"
 	"vaultmcp/shared/steptest"
 )
 
@@ -48,4 +52,64 @@ func TestStdio(t *testing.T) {
 // answer before the server stops.
 func TestStdioFinishesWhatIsRunning(t *testing.T) {
 	steptest.FinishesOverStdio(t, serveStdio)
+}
+
+// oneShot runs the server over stdio as `printf '<request>\n' | vaultmcp -transport stdio`
+// does: one request, and stdin closed right after it. It returns the one answer, and how long
+// the server took to give it and stop.
+func oneShot(t *testing.T, getenv func(string) string, request string) (searchResult, string, time.Duration) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	if err := run(t.Context(), []string{"vaultmcp"}, getenv, strings.NewReader(request+"\n"), &stdout, &stderr); err != nil {
+		t.Fatalf("run: %v\nits log:\n%s", err, stderr.String())
+	}
+	took := time.Since(start)
+	var msg struct {
+		Result struct {
+			Content           []struct{ Text string } `json:"content"`
+			StructuredContent searchResult            `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &msg); err != nil || len(msg.Result.Content) == 0 {
+		t.Fatalf("the one-shot's answer %q: %v\nthe log:\n%s", stdout.String(), err, stderr.String())
+	}
+	return msg.Result.StructuredContent, msg.Result.Content[len(msg.Result.Content)-1].Text, took
+}
+
+const oneShotSearch = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_vault","arguments":{"query":"tomato blight","folder":"Garden"}}}`
+
+// TestStdioFirstSearchWaitsForTheIndex: a one-shot over stdio on a vault never indexed finds
+// what the vault holds, filter included, where it used to find nothing, since it asked
+// before the first note was stored.
+func TestStdioFirstSearchWaitsForTheIndex(t *testing.T) {
+	getenv := steptest.Env("VAULT_PATH", steptest.CopyVault(t), "VAULTMCP_TRANSPORT", "stdio",
+		"VAULTMCP_EMBEDDER", "offline", "VAULTMCP_DB", filepath.Join(t.TempDir(), "index.db"))
+	got, text, _ := oneShot(t, getenv, oneShotSearch)
+	if got.Incomplete != "" || len(got.Results) == 0 || got.Results[0].Path != "Garden/Tomatoes.md" {
+		t.Errorf("a one-shot search on a new index = %+v (%q); want Garden/Tomatoes.md first, from a complete index", got, text)
+	}
+}
+
+// TestStdioFirstSearchSaysHowFar: when the first index takes longer than a search waits, the
+// one-shot answers after startupWait with what is indexed, and says how far the index got,
+// rather than a bare "nothing relevant".
+func TestStdioFirstSearchSaysHowFar(t *testing.T) {
+	vaultDir := t.TempDir()
+	for i := range 200 {
+		steptest.Write(t, filepath.Join(vaultDir, "Garden", fmt.Sprintf("bed %03d.md", i)), fmt.Sprintf("# Bed %d\n\nTomato blight in bed %d.\n", i, i))
+	}
+	// Each input costs the stand-in 100 ms: the 200 notes take 20 s, one query 0.1 s.
+	ollama := ollamatest.NewServer(ollamatest.Options{InputLatency: 100 * time.Millisecond})
+	defer ollama.Close()
+	t.Setenv("OLLAMA_HOST", ollama.URL)
+	getenv := steptest.Env("VAULT_PATH", vaultDir, "VAULTMCP_TRANSPORT", "stdio", "VAULTMCP_EMBEDDER", "ollama",
+		"VAULTMCP_MIN_SCORE", "0.17", "VAULTMCP_DB", filepath.Join(t.TempDir(), "index.db"))
+	got, text, took := oneShot(t, getenv, oneShotSearch)
+	if !strings.Contains(got.Incomplete, "of 200 notes so far") || len(got.Results) == 0 && !strings.Contains(text, "Nothing in the notes indexed so far") {
+		t.Errorf("a one-shot search while the first index is being built = %+v (%q); want it to say how many of the 200 notes are indexed", got, text)
+	}
+	if took < startupWait || took > startupWait+15*time.Second {
+		t.Errorf("the one-shot took %v; want it to wait about %v for the index, then answer", took, startupWait)
+	}
 }
