@@ -1,0 +1,90 @@
+package transcript
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestFloorRecipe runs what chapter 6 asks a reader to try, to see chance: step 6 over the
+// sample vault, offline, the vector leg alone and a floor that cuts nothing. The figures the
+// chapter quotes must be the ones the tool prints: the best score of nonsense, below the
+// measured floor the chapter quotes, and that of a real question, above it.
+func TestFloorRecipe(t *testing.T) {
+	root, err := Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	chapter, err := os.ReadFile(filepath.Join(root, "guide", "06-search.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(chapter)), " ")
+	figure := func(pattern string) float64 {
+		t.Helper()
+		m := regexp.MustCompile(pattern).FindStringSubmatch(text)
+		if m == nil {
+			t.Fatalf("guide/06-search.md no longer matches %q; keep the recipe and this test together", pattern)
+		}
+		v, _ := strconv.ParseFloat(m[1], 64)
+		return v
+	}
+	if !strings.Contains(text, "make step 6 EMBEDDER=offline VAULTMCP_RANK=vector VAULTMCP_MIN_SCORE=0.001") {
+		t.Fatal("guide/06-search.md no longer shows the recipe's command; keep the recipe and this test together")
+	}
+	floor := figure(`msg="score floor measured" min_score=([0-9]+\.[0-9]+) model=offline-lexical-v1`)
+	nonsense := figure("`xyzzy plugh` finds some, the best at ([0-9]+\\.[0-9]+)")
+	question := figure("`why is my bread dense` finds the dense loaf's log first, at ([0-9]+\\.[0-9]+)")
+
+	step, err := FindStep(root, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, _ := stepEnv(t, root, step, offline)
+	srv, err := Start(binary(t, root, step), append(env, "VAULTMCP_RANK=vector", "VAULTMCP_MIN_SCORE=0.001"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop()
+	best := func(query string) (path string, score float64) {
+		t.Helper()
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_vault","arguments":{"query":"` + query + `"}}}`
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var msg struct {
+			Result struct {
+				StructuredContent struct {
+					Results []struct {
+						Path  string
+						Score float64
+					}
+				} `json:"structuredContent"`
+			} `json:"result"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&msg); err != nil {
+			t.Fatal(err)
+		}
+		results := msg.Result.StructuredContent.Results
+		if len(results) == 0 {
+			t.Fatalf("search_vault(%q) found nothing with a floor of 0.001; the chapter shows notes", query)
+		}
+		return results[0].Path, results[0].Score
+	}
+	if _, got := best("xyzzy plugh"); got != nonsense || got >= floor {
+		t.Errorf("xyzzy plugh: best score %.3f; chapter 6 says %.3f, under its measured floor %.3f", got, nonsense, floor)
+	}
+	if path, got := best("why is my bread dense"); got != question || got <= floor || !strings.Contains(path, "Dense loaf") {
+		t.Errorf("why is my bread dense: first %s at %.3f; chapter 6 says the dense loaf at %.3f, over its measured floor %.3f", path, got, question, floor)
+	}
+}
