@@ -2,13 +2,14 @@ package transcript
 
 import (
 	"encoding/json"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"vaultmcp/shared/steptest"
 )
 
 // TestFloorRecipe runs what chapter 6 asks a reader to try, to see chance: step 6 over the
@@ -53,29 +54,19 @@ func TestFloorRecipe(t *testing.T) {
 	defer srv.Stop()
 	best := func(query string) (path string, score float64) {
 		t.Helper()
-		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_vault","arguments":{"query":"` + query + `"}}}`
-		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
+		raw, rpcErr := steptest.RPC(t, srv.URL, "tools/call", map[string]any{"name": "search_vault", "arguments": map[string]any{"query": query}})
+		var result struct {
+			StructuredContent struct {
+				Results []struct {
+					Path  string
+					Score float64
+				}
+			} `json:"structuredContent"`
 		}
-		defer resp.Body.Close()
-		var msg struct {
-			Result struct {
-				StructuredContent struct {
-					Results []struct {
-						Path  string
-						Score float64
-					}
-				} `json:"structuredContent"`
-			} `json:"result"`
+		if err := json.Unmarshal(raw, &result); rpcErr != nil || err != nil {
+			t.Fatalf("search_vault(%q) = %s, %v (%v)", query, raw, rpcErr, err)
 		}
-		if err := json.NewDecoder(resp.Body).Decode(&msg); err != nil {
-			t.Fatal(err)
-		}
-		results := msg.Result.StructuredContent.Results
+		results := result.StructuredContent.Results
 		if len(results) == 0 {
 			t.Fatalf("search_vault(%q) found nothing with a floor of 0.001; the chapter shows notes", query)
 		}
