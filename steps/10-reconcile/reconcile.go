@@ -282,8 +282,8 @@ type coverage struct {
 	err     error  // why the latest comparison failed, while it waits to be tried again
 
 	// The catch-up at start-up, which a search over stdio waits for (see awaitStartup):
-	// started is when it began, and startup is closed when it has ended, however it ended.
-	// Both stay zero where nothing waits for it.
+	// started is when it began, and startup is open while it runs, closed and nil once it
+	// has ended, however it ended.
 	started time.Time
 	startup chan struct{}
 }
