@@ -137,6 +137,7 @@ func (r *toolResult) shown() string {
 }
 
 func TestTypeScriptClients(t *testing.T) {
+	skipIfShort(t)
 	root, err := transcript.Root()
 	if err != nil {
 		t.Fatal(err)
@@ -196,7 +197,7 @@ func nodeBinary(t *testing.T, dir string) string {
 	t.Helper()
 	for _, pkg := range []string{"sdk", "client"} {
 		if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", pkg)); err != nil {
-			skipOrFail(t, "the TypeScript MCP clients are not installed; run `make interop-deps` (make test does)")
+			skipOrFail(t, "the TypeScript MCP clients are not installed; run `make interop-deps` (make check does)")
 		}
 	}
 	if node := filepath.Join(dir, "node_modules", ".bin", "node"); isExecutable(node) {
@@ -212,6 +213,15 @@ func nodeBinary(t *testing.T, dir string) string {
 func isExecutable(path string) bool {
 	info, err := os.Stat(path)
 	return err == nil && info.Mode()&0o111 != 0
+}
+
+// skipIfShort skips a check that needs the clients from npm under -short, as make test runs:
+// installing them needs the network, and running them minutes. The Go SDK's client still runs.
+func skipIfShort(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("drives every step with clients from npm; `make check` installs them and runs it")
+	}
 }
 
 // skipOrFail skips on a reader's machine, where node is optional, but fails in CI, where a

@@ -2,7 +2,7 @@
 // whole output of every test that failed, every skipped test with its reason grouped by the
 // command that would run it, and one last line, "N passed, N failed, N skipped".
 //
-//	go run ./scripts/testsum -short -count=1 work     (make test)
+//	go run ./scripts/testsum -short -count=1 -p 4 work     (make test)
 //
 // Its arguments go to `go test -json` unchanged. It exits non-zero when a test fails, a package
 // does not build, or go test itself fails, so make stops as go test would.
