@@ -238,50 +238,75 @@ func reason(t *test) string {
 	return strings.Join(msg, " ")
 }
 
+// A skipGroup is the skipped tests whose messages name one command.
+type skipGroup struct {
+	command string // "" for skips that name none
+	how     string // the part of the messages that names the command, if all say it alike
+	tests   []string
+}
+
+// groupSkips groups the skipped tests by the command their messages name, in the order the
+// commands first appear. The part of a message (between "; ") that names the command is said
+// once, in the group's title, when every test of the group says it alike.
+func groupSkips(skips []*test) []*skipGroup {
+	type skip struct{ name, why, how string }
+	var groups []*skipGroup
+	byCommand := map[string]*skipGroup{}
+	members := map[*skipGroup][]skip{}
+	for _, t := range skips {
+		why, command, how := reason(t), "", ""
+		if m := makeCommand.FindStringSubmatch(why); m != nil {
+			command = m[1]
+			var rest []string
+			for _, part := range strings.Split(why, "; ") {
+				if how == "" && strings.Contains(part, "`"+command+"`") {
+					how = part
+				} else {
+					rest = append(rest, part)
+				}
+			}
+			why = strings.Join(rest, "; ")
+		}
+		g, ok := byCommand[command]
+		if !ok {
+			g = &skipGroup{command: command, how: how}
+			byCommand[command] = g
+			groups = append(groups, g)
+		}
+		if g.how != how {
+			g.how = "" // they differ: each test says its own
+		}
+		members[g] = append(members[g], skip{strings.TrimPrefix(t.pkg, "vaultmcp/") + " " + t.name, why, how})
+	}
+	for _, g := range groups {
+		for _, m := range members[g] {
+			why := m.why
+			if g.how == "" && m.how != "" && m.how != "`"+g.command+"`" {
+				why = strings.TrimPrefix(why+"; "+m.how, "; ")
+			}
+			if why == "" {
+				g.tests = append(g.tests, m.name)
+			} else {
+				g.tests = append(g.tests, m.name+": "+why)
+			}
+		}
+	}
+	return groups
+}
+
 // report prints the failures' names, the skipped tests grouped by the command that runs them,
 // and the last line.
 func (s *summary) report() {
 	if len(s.skips) > 0 {
-		// Skips that name the same command are listed under it, with the part of their
-		// message that names it said once.
-		type group struct {
-			how   string
-			tests []string
-		}
-		groups := map[string]*group{}
-		var commands []string
-		for _, t := range s.skips {
-			why, command, how := reason(t), "", ""
-			if m := makeCommand.FindStringSubmatch(why); m != nil {
-				command = m[1]
-				var rest []string
-				for _, part := range strings.Split(why, "; ") {
-					if strings.Contains(part, "`"+command+"`") {
-						how = part
-					} else {
-						rest = append(rest, part)
-					}
-				}
-				why = strings.Join(rest, "; ")
-			}
-			g, ok := groups[command]
-			if !ok {
-				g = &group{how: how}
-				groups[command] = g
-				commands = append(commands, command)
-			}
-			g.tests = append(g.tests, fmt.Sprintf("%s %s: %s", strings.TrimPrefix(t.pkg, "vaultmcp/"), t.name, why))
-		}
 		fmt.Fprintf(s.out, "\n%d skipped:\n", len(s.skips))
-		for _, command := range commands {
-			g := groups[command]
+		for _, g := range groupSkips(s.skips) {
 			switch {
-			case command == "":
-				fmt.Fprintf(s.out, "  %d for reasons of their own:\n", len(g.tests))
-			case g.how == "`"+command+"`":
-				fmt.Fprintf(s.out, "  %d need `%s`:\n", len(g.tests), command)
+			case g.command == "":
+				fmt.Fprintf(s.out, "  %d for other reasons:\n", len(g.tests))
+			case g.how == "" || g.how == "`"+g.command+"`":
+				fmt.Fprintf(s.out, "  %d need `%s`:\n", len(g.tests), g.command)
 			default:
-				fmt.Fprintf(s.out, "  %d need `%s` (%s):\n", len(g.tests), command, g.how)
+				fmt.Fprintf(s.out, "  %d need `%s` (%s):\n", len(g.tests), g.command, g.how)
 			}
 			for _, line := range g.tests {
 				fmt.Fprintf(s.out, "    %s\n", line)

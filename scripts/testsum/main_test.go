@@ -48,6 +48,14 @@ func TestLong(t *testing.T) {
 	t.Skip("indexes 20,000 notes; ` + "`make check`" + ` runs it")
 }
 
+func TestNeedsNpm(t *testing.T) {
+	t.Skip("drives every step with clients from npm; ` + "`make check`" + ` installs them and runs it")
+}
+
+func TestNeedsModel(t *testing.T) {
+	t.Skip("the model is not installed: run ` + "`make use-standin-deps`" + `")
+}
+
 func TestOwnReason(t *testing.T) {
 	t.Skip("cannot make symbolic links here")
 }
@@ -68,16 +76,19 @@ func TestSummary(t *testing.T) {
 	got := out.String()
 	lines := strings.Split(strings.TrimSpace(got), "\n")
 	// TestPasses, TestParent and its two subtests pass.
-	if last := lines[len(lines)-1]; last != "4 passed, 1 failed, 3 skipped" {
-		t.Errorf("last line %q, want %q; the output:\n%s", last, "4 passed, 1 failed, 3 skipped", got)
+	if last := lines[len(lines)-1]; last != "4 passed, 1 failed, 5 skipped" {
+		t.Errorf("last line %q, want %q; the output:\n%s", last, "4 passed, 1 failed, 5 skipped", got)
 	}
 	for _, want := range []string{
 		"--- FAIL example.com/m/a TestFails\n",
 		"what it saw", "the answer was 41, want 42",
 		"FAIL  example.com/m/a",
 		"1 need `make vaults` (`make vaults` fetches it):\n    example.com/m/a TestNeedsData: real vault \"x\" not available\n",
-		"1 need `make check` (`make check` runs it):\n    example.com/m/a TestLong: indexes 20,000 notes\n",
-		"1 for reasons of their own:\n    example.com/m/a TestOwnReason: cannot make symbolic links here\n",
+		// The two skips naming make check say different things about it: each keeps its own.
+		"2 need `make check`:\n    example.com/m/a TestLong: indexes 20,000 notes; `make check` runs it\n" +
+			"    example.com/m/a TestNeedsNpm: drives every step with clients from npm; `make check` installs them and runs it\n",
+		"1 need `make use-standin-deps` (the model is not installed: run `make use-standin-deps`):\n    example.com/m/a TestNeedsModel\n",
+		"1 for other reasons:\n    example.com/m/a TestOwnReason: cannot make symbolic links here\n",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the output lacks %q:\n%s", want, got)
