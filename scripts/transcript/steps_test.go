@@ -35,6 +35,16 @@ func binary(t testing.TB, root string, step Step) string {
 			t.Fatal(err)
 		}
 		binDir = dir
+		// The first call builds every step with one go build, which links them in parallel.
+		// If one does not build, each is built alone below, so only its own tests fail.
+		if steps, err := Steps(root); err == nil {
+			if bins, err := BuildAll(context.Background(), root, steps, binDir); err == nil {
+				binaries = bins
+				if bin, ok := binaries[step.Name]; ok {
+					return bin
+				}
+			}
+		}
 	}
 	bin, err := Build(context.Background(), root, step, binDir)
 	if err != nil {
@@ -139,6 +149,7 @@ func TestTranscripts(t *testing.T) {
 				name += "/" + string(m)
 			}
 			t.Run(name, func(t *testing.T) {
+				t.Parallel() // each run has its own port, vault and index
 				sections, err := ParseFile(step.Transcript())
 				if err != nil {
 					t.Fatal(err)
@@ -188,6 +199,7 @@ func TestEachStepAddsWhatItClaims(t *testing.T) {
 	for i := 1; i < len(steps); i++ {
 		prev, step := steps[i-1], steps[i]
 		t.Run(step.Name, func(t *testing.T) {
+			t.Parallel() // each run has its own port, vault and index
 			before, err := ParseFile(prev.Transcript())
 			if err != nil {
 				t.Fatal(err)
