@@ -241,13 +241,13 @@ func reason(t *test) string {
 // A skipGroup is the skipped tests whose messages name one command.
 type skipGroup struct {
 	command string // "" for skips that name none
-	how     string // the part of the messages that names the command, if all say it alike
+	how     string // the part of most of the messages that names the command
 	tests   []string
 }
 
 // groupSkips groups the skipped tests by the command their messages name, in the order the
 // commands first appear. The part of a message (between "; ") that names the command is said
-// once, in the group's title, when every test of the group says it alike.
+// once, in the group's title, for the tests that say it alike.
 func groupSkips(skips []*test) []*skipGroup {
 	type skip struct{ name, why, how string }
 	var groups []*skipGroup
@@ -269,19 +269,27 @@ func groupSkips(skips []*test) []*skipGroup {
 		}
 		g, ok := byCommand[command]
 		if !ok {
-			g = &skipGroup{command: command, how: how}
+			g = &skipGroup{command: command}
 			byCommand[command] = g
 			groups = append(groups, g)
-		}
-		if g.how != how {
-			g.how = "" // they differ: each test says its own
 		}
 		members[g] = append(members[g], skip{strings.TrimPrefix(t.pkg, "vaultmcp/") + " " + t.name, why, how})
 	}
 	for _, g := range groups {
+		// The title says what most of the group says about the command, if more than one
+		// test says it (or the group is one test); the others say their own on their line.
+		count := map[string]int{}
+		for _, m := range members[g] {
+			if count[m.how]++; count[m.how] > count[g.how] || g.how == "" && count[m.how] == count[g.how] {
+				g.how = m.how
+			}
+		}
+		if count[g.how] < 2 && len(members[g]) > 1 {
+			g.how = ""
+		}
 		for _, m := range members[g] {
 			why := m.why
-			if g.how == "" && m.how != "" && m.how != "`"+g.command+"`" {
+			if m.how != g.how && m.how != "" && m.how != "`"+g.command+"`" {
 				why = strings.TrimPrefix(why+"; "+m.how, "; ")
 			}
 			if why == "" {

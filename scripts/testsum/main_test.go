@@ -56,6 +56,14 @@ func TestNeedsModel(t *testing.T) {
 	t.Skip("the model is not installed: run ` + "`make use-standin-deps`" + `")
 }
 
+func TestNeedsOtherData(t *testing.T) {
+	t.Skip("vault y is not at ../y; ` + "`make vaults`" + ` fetches it (from github.com/y)")
+}
+
+func TestNeedsData2(t *testing.T) {
+	t.Skip("real vault \"z\" not available; ` + "`make vaults`" + ` fetches it")
+}
+
 func TestOwnReason(t *testing.T) {
 	t.Skip("cannot make symbolic links here")
 }
@@ -76,14 +84,17 @@ func TestSummary(t *testing.T) {
 	got := out.String()
 	lines := strings.Split(strings.TrimSpace(got), "\n")
 	// TestPasses, TestParent and its two subtests pass.
-	if last := lines[len(lines)-1]; last != "4 passed, 1 failed, 5 skipped" {
-		t.Errorf("last line %q, want %q; the output:\n%s", last, "4 passed, 1 failed, 5 skipped", got)
+	if last := lines[len(lines)-1]; last != "4 passed, 1 failed, 7 skipped" {
+		t.Errorf("last line %q, want %q; the output:\n%s", last, "4 passed, 1 failed, 7 skipped", got)
 	}
 	for _, want := range []string{
 		"--- FAIL example.com/m/a TestFails\n",
 		"what it saw", "the answer was 41, want 42",
 		"FAIL  example.com/m/a",
-		"1 need `make vaults` (`make vaults` fetches it):\n    example.com/m/a TestNeedsData: real vault \"x\" not available\n",
+		// Two of three say the same about make vaults: the title says it, the third its own.
+		"3 need `make vaults` (`make vaults` fetches it):\n    example.com/m/a TestNeedsData: real vault \"x\" not available\n" +
+			"    example.com/m/a TestNeedsOtherData: vault y is not at ../y; `make vaults` fetches it (from github.com/y)\n" +
+			"    example.com/m/a TestNeedsData2: real vault \"z\" not available\n",
 		// The two skips naming make check say different things about it: each keeps its own.
 		"2 need `make check`:\n    example.com/m/a TestLong: indexes 20,000 notes; `make check` runs it\n" +
 			"    example.com/m/a TestNeedsNpm: drives every step with clients from npm; `make check` installs them and runs it\n",
