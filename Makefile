@@ -26,7 +26,7 @@ ifneq ($(filter $(NUMBERED),$(firstword $(MAKECMDGOALS))),)
 endif
 STEP = $(notdir $(wildcard steps/$(shell printf %02d $(N) 2>/dev/null)-*))
 
-.PHONY: help step check-step diff install test vet fmt cross bench bench-smoke eval interop-deps use-standin-deps guide standin use-standin fuzz vaults
+.PHONY: help step check-step diff install test check vet fmt cross bench bench-smoke eval interop-deps use-standin-deps guide standin use-standin fuzz vaults
 
 help: ## list the targets
 	@echo "usage: make TARGET [N]"
@@ -63,9 +63,27 @@ install: ## build step N (default 10, the finished server) as `vaultmcp` in $(go
 	@bin=$$(go env GOBIN); bin=$${bin:-$$(go env GOPATH)/bin}; mkdir -p "$$bin" && \
 	  go build -o "$$bin/vaultmcp$$(go env GOEXE)" ./steps/$(INSTALL_STEP) && echo "installed step $(INSTALL_STEP) as $$bin/vaultmcp$$(go env GOEXE)"
 
-test: vet fmt cross interop-deps use-standin-deps ## check everything: every module, every transcript, the guide
-	go test -race -count=1 work
-	go test -race -count=1 -tags simulate_caseless ./shared/vault  # again, on a disk that ignores case as macOS and Windows do
+# make test is the readers' check, a few minutes on two cores: every module's tests in -short
+# mode, every transcript, the guide. -short leaves out what takes long and checks nothing a
+# reader's step does differently (soak and scale tests, the clients from npm, builds outside
+# the workspace); each such test skips naming `make check`, which runs it, and scripts/testsum
+# lists every skip with its reason under the command that runs it. Most tests wait on servers
+# and file events more than they compute, so four packages run at once.
+test: ## run the tests: every step, every transcript, the guide, in a few minutes; ends with N passed, N failed, N skipped
+	go run ./scripts/testsum -short -count=1 -p 4 work
+
+# make check is what CI runs (.ci/run): make test's checks and everything -short leaves out,
+# under the race detector, with the official MCP clients and conformance suites from npm, a
+# simulated case-insensitive disk, vet, gofmt, cross builds, fuzzing and the benchmarks run
+# once. The interop tests alone can pass go test's default 10-minute limit on a busy machine.
+check: fmt vet cross interop-deps use-standin-deps ## run everything CI runs: make test without -short, under the race detector, with the npm clients, fuzzing and more (30-60 minutes)
+	go run ./scripts/testsum -race -count=1 -timeout 60m work
+	@echo '# again, on a disk that ignores case as macOS and Windows do'
+	go run ./scripts/testsum -race -count=1 -tags simulate_caseless ./shared/vault
+	@# The title cleaner and the path guard face hostile input: fuzz them for a bounded time.
+	$(MAKE) --no-print-directory fuzz
+	@# The benchmarks must keep working; their figures are for make bench.
+	$(MAKE) --no-print-directory bench-smoke
 
 # The interop tests drive each step with the official MCP clients and conformance suites from
 # npm. Without npm they skip (and say so); CI installs it, so there they always run. npm ci runs
@@ -83,7 +101,7 @@ use-standin-deps:
 	  npm ci --prefix scripts/use-standin --no-audit --no-fund --silent; \
 	fi
 
-vet:
+vet: ## go vet every module, and the simulated builds
 	go vet work
 	go vet -tags simulate_caseless ./shared/vault
 	go vet -tags simulate_kqueue ./shared/watch
@@ -103,7 +121,7 @@ cross: ## build every step for Windows and macOS too
 # with "context deadline exceeded" as the time runs out (go.dev/issue/75804, fixed in Go 1.27).
 # FUZZ=1 is about 30 seconds a target on two cores; FUZZ=10 runs ten times as many inputs.
 FUZZ ?= 1
-fuzz: ## fuzz the title cleaner, the path guard and the append, about 30 s each times FUZZ (CI runs this too)
+fuzz: ## fuzz the title cleaner, the path guard and the append, about 30 s each times FUZZ (make check runs this too)
 	go test -run='^$$' -fuzz=FuzzFileName -fuzztime=$$((900000 * $(FUZZ)))x ./shared/inbox
 	go test -run='^$$' -fuzz=FuzzCreate -fuzztime=$$((150000 * $(FUZZ)))x ./shared/inbox
 	go test -run='^$$' -fuzz=FuzzCleanPath -fuzztime=$$((900000 * $(FUZZ)))x ./shared/vault
@@ -137,7 +155,7 @@ eval: use-standin-deps ## measure search on the labelled sets in scripts/eval, o
 vaults: ## fetch the public vaults some tests, benchmarks and make eval read, at pinned commits, into ../shared/vaults (needs the internet)
 	go run ./scripts/fetchvaults
 
-bench-smoke: ## run every benchmark once on small inputs, to check they still work (CI does); no figures
+bench-smoke: ## run every benchmark once on small inputs, to check they still work (make check does); no figures
 	@out=$$(mktemp -d) && go run ./scripts/benchreport -short -out $$out/BENCHMARKS.md && rm -rf $$out
 
 .PHONY: need-step

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"vaultmcp/shared/testvaults"
 	"vaultmcp/shared/vault"
 )
 
@@ -135,7 +136,7 @@ func LoadSet(file string) (*Set, error) {
 func (s *Set) VaultDir(root, name string) (string, error) {
 	v := s.Vaults[name]
 	dir := filepath.Join(root, filepath.FromSlash(v.Dir))
-	if _, err := os.Stat(dir); err != nil {
+	if err := testvaults.Present(dir); err != nil { // an empty folder, as a failed fetch once left, is no vault
 		if v.Source == "" {
 			return "", err
 		}

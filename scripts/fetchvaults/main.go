@@ -5,7 +5,8 @@
 //
 //	go run ./scripts/fetchvaults          (make vaults) fills ../shared/vaults beside the checkout
 //
-// A vault already there is left alone: delete its folder to fetch it again.
+// A vault already there is left alone: delete its folder to fetch it again. Without the
+// internet it fails, naming the address it could not reach, and leaves nothing behind.
 package main
 
 import (
@@ -17,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"os/signal"
 	"path"
@@ -50,32 +52,70 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		*into = filepath.Join(filepath.Dir(root), "shared", "vaults")
 	}
-	if err := os.MkdirAll(*into, 0o755); err != nil {
-		return err
-	}
+	var missing []testvaults.Source
 	for _, src := range testvaults.Sources {
 		dest := filepath.Join(*into, src.Name)
-		if _, err := os.Stat(dest); err == nil {
+		if testvaults.Present(dest) == nil {
 			fmt.Fprintf(stdout, "%s: already in %s (delete it to fetch again)\n", src.Name, dest)
 			continue
 		}
+		missing = append(missing, src)
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+
+	// Every vault is fetched into a temporary folder first, and moved into place only when all
+	// of them arrived: a fetch that fails, offline or half-way, leaves nothing behind, not even
+	// an empty ../shared/vaults that tests would take for the vaults. The temporary folder is
+	// beside the first folder on the way to `into` that exists, so the moves stay on one disk.
+	staging, err := os.MkdirTemp(existingParent(*into), ".vaults-fetch-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(staging)
+	for _, src := range missing {
 		url := fmt.Sprintf("%s/%s/archive/%s.tar.gz", *from, src.Repo, src.Commit)
 		fmt.Fprintf(stdout, "%s: fetching %s\n", src.Name, url)
-		n, err := fetch(ctx, url, src, dest)
+		n, err := fetch(ctx, url, src, filepath.Join(staging, src.Name))
 		if err != nil {
-			return fmt.Errorf("%s: %w", src.Name, err)
+			return fmt.Errorf("%s: %w\nnothing was written to %s", src.Name, err, *into)
 		}
-		fmt.Fprintf(stdout, "%s: %d files in %s\n", src.Name, n, dest)
+		fmt.Fprintf(stdout, "%s: %d files\n", src.Name, n)
+	}
+	if err := os.MkdirAll(*into, 0o755); err != nil {
+		return err
+	}
+	for _, src := range missing {
+		dest := filepath.Join(*into, src.Name)
+		os.Remove(dest) // an empty folder left by an older fetch; a full one stays, and Rename fails
+		if err := os.Rename(filepath.Join(staging, src.Name), dest); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s: in %s\n", src.Name, dest)
 	}
 	return nil
+}
+
+// existingParent returns the nearest folder above path that exists.
+func existingParent(path string) string {
+	dir := filepath.Dir(path)
+	for {
+		if info, err := os.Stat(dir); err == nil && info.IsDir() {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return dir
+		}
+		dir = parent
+	}
 }
 
 // maxSize bounds what one archive may unpack to: the three vaults are a few MB of text.
 const maxSize = 256 << 20
 
-// fetch downloads the archive at url and unpacks the files src keeps into dest. It unpacks
-// into a temporary folder beside dest and renames it at the end, so an interrupted fetch never
-// leaves a vault that looks complete.
+// fetch downloads the archive at url and unpacks the files src keeps into dest, a new folder.
 func fetch(ctx context.Context, url string, src testvaults.Source, dest string) (files int, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -83,7 +123,11 @@ func fetch(ctx context.Context, url string, src testvaults.Source, dest string) 
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, err
+		var uerr *neturl.Error
+		if errors.As(err, &uerr) {
+			err = uerr.Err // the URL comes first below, once
+		}
+		return 0, fmt.Errorf("could not reach %s: %w (make vaults needs the internet)", url, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -94,13 +138,11 @@ func fetch(ctx context.Context, url string, src testvaults.Source, dest string) 
 		return 0, fmt.Errorf("%s is not a gzip archive: %w", url, err)
 	}
 
-	tmp, err := os.MkdirTemp(filepath.Dir(dest), "."+src.Name+"-")
-	if err != nil {
+	if err := os.Mkdir(dest, 0o755); err != nil {
 		return 0, err
 	}
-	defer os.RemoveAll(tmp) // a no-op once renamed
-	// os.Root keeps every write inside tmp, whatever names the archive holds.
-	root, err := os.OpenRoot(tmp)
+	// os.Root keeps every write inside dest, whatever names the archive holds.
+	root, err := os.OpenRoot(dest)
 	if err != nil {
 		return 0, err
 	}
@@ -141,9 +183,6 @@ func fetch(ctx context.Context, url string, src testvaults.Source, dest string) 
 	}
 	if licences == 0 {
 		return 0, fmt.Errorf("%s has no LICENSE file at its top; its notes are not kept without one", url)
-	}
-	if err := os.Rename(tmp, dest); err != nil {
-		return 0, err
 	}
 	return files, nil
 }

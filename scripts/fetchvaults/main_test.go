@@ -4,10 +4,12 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -115,5 +117,121 @@ func TestFetchReportsAMissingArchive(t *testing.T) {
 	err := run(t.Context(), []string{"fetchvaults", "-from", srv.URL, "-into", t.TempDir()}, new(bytes.Buffer))
 	if err == nil || !strings.Contains(err.Error(), "404") {
 		t.Fatalf("err = %v; want the 404", err)
+	}
+}
+
+// entries lists what dir holds, hidden names included.
+func entries(t *testing.T, dir string) []string {
+	t.Helper()
+	list, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range list {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// unreachable returns the URL of a port that was listening a moment ago and no longer is.
+func unreachable(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	return url
+}
+
+// Offline, the fetch fails naming what it could not reach, and writes nothing: no vault, no
+// ../shared/vaults, no temporary folder.
+func TestFetchOfflineLeavesNothing(t *testing.T) {
+	beside := t.TempDir()
+	into := filepath.Join(beside, "shared", "vaults")
+	from := unreachable(t)
+	err := run(t.Context(), []string{"fetchvaults", "-from", from, "-into", into}, new(bytes.Buffer))
+	if err == nil || !strings.Contains(err.Error(), "could not reach "+from+"/") || !strings.Contains(err.Error(), "needs the internet") {
+		t.Fatalf("err = %v; want one naming %s and saying the internet is needed", err, from)
+	}
+	if names := entries(t, beside); len(names) != 0 {
+		t.Errorf("an offline fetch left %q behind", names)
+	}
+}
+
+// A fetch that fails after some vaults arrived keeps none of them: a vault is in place only
+// when the whole set is.
+func TestFetchFailingHalfWayLeavesNothing(t *testing.T) {
+	good := archive(t, "LICENSE", "Index.md")
+	for _, fail := range []struct {
+		name  string
+		serve func(w http.ResponseWriter)
+	}{
+		{"an error", func(w http.ResponseWriter) { http.Error(w, "busy", http.StatusServiceUnavailable) }},
+		{"a cut archive", func(w http.ResponseWriter) { w.Write(good[:len(good)/2]) }},
+	} {
+		t.Run(fail.name, func(t *testing.T) {
+			n := 0
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if n++; n == 1 {
+					w.Write(good)
+					return
+				}
+				fail.serve(w)
+			}))
+			defer srv.Close()
+			beside := t.TempDir()
+			into := filepath.Join(beside, "vaults")
+			var out bytes.Buffer
+			err := run(t.Context(), []string{"fetchvaults", "-from", srv.URL, "-into", into}, &out)
+			if err == nil || !strings.Contains(err.Error(), "nothing was written to "+into) {
+				t.Fatalf("err = %v; want one saying nothing was written", err)
+			}
+			if !strings.Contains(out.String(), "data-engineering-wiki: 2 files") {
+				t.Errorf("the first vault did not arrive, so the test proves nothing:\n%s", out.String())
+			}
+			if names := entries(t, beside); len(names) != 0 {
+				t.Errorf("a failed fetch left %q behind", names)
+			}
+		})
+	}
+}
+
+// An empty folder where a vault goes, as an older fetch could leave, is no vault: it is
+// fetched.
+func TestFetchFillsEmptyFolders(t *testing.T) {
+	url, _ := serve(t, archive(t, "LICENSE", "Index.md"))
+	into := t.TempDir()
+	if err := os.Mkdir(filepath.Join(into, "obsidian-garden"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := run(t.Context(), []string{"fetchvaults", "-from", url, "-into", into}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := filesIn(t, filepath.Join(into, "obsidian-garden")); !slices.Equal(got, []string{"Index.md", "LICENSE"}) {
+		t.Errorf("obsidian-garden holds %q\n%s", got, out.String())
+	}
+	if got := entries(t, into); !slices.Equal(got, []string{"data-engineering-wiki", "obsidian-garden", "tasks-test-data"}) {
+		t.Errorf("%s holds %q", into, got)
+	}
+}
+
+// The command itself, as make vaults runs it: offline it exits non-zero and says why on stderr.
+func TestCommandOffline(t *testing.T) {
+	beside := t.TempDir()
+	from := unreachable(t)
+	cmd := exec.Command("go", "run", ".", "-from", from, "-into", filepath.Join(beside, "shared", "vaults"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() == 0 {
+		t.Fatalf("go run: %v; want a non-zero exit\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "could not reach "+from) {
+		t.Errorf("stderr does not name %s:\n%s", from, stderr.String())
+	}
+	if names := entries(t, beside); len(names) != 0 {
+		t.Errorf("left %q behind", names)
 	}
 }

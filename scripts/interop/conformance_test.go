@@ -62,6 +62,7 @@ const scenarioTimeout = 2 * time.Minute
 // call tools, prompts and resources that only the suite's reference server has. Every check
 // must succeed, except the ones excused in conformance_excuses_test.go.
 func TestConformance(t *testing.T) {
+	skipIfShort(t)
 	root, err := transcript.Root()
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 // --uri URI`), over HTTP and over stdio, on every step that offers resources. A note that
 // does not exist must come back as an error that says so.
 func TestInspectorCLI(t *testing.T) {
+	skipIfShort(t)
 	root, err := transcript.Root()
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -39,22 +40,10 @@ func toolsList(t testing.TB, url string) []byte {
 	return tools.Bytes()
 }
 
-// TestToolsListBudget keeps each step's tools within the budget: a description that grows, a
-// schema field, a new tool, each has to fit.
-func TestToolsListBudget(t *testing.T) {
-	root, steps := stepsUnderTest(t)
-	for _, step := range steps {
-		t.Run(step.Name, func(t *testing.T) {
-			_, env := startStep(t, root, step, offline)
-			tools := toolsList(t, env.MCP)
-			t.Logf("%s: tools/list is %d bytes, about %d tokens", step.Name, len(tools), len(tools)/bytesPerToken)
-			if len(tools) > toolsListBudget {
-				t.Errorf("%s: tools/list is %d bytes, over its budget of %d; make descriptions and schemas say less:\n%s",
-					step.Name, len(tools), toolsListBudget, tools)
-			}
-		})
-	}
-}
+// toolsSeen keeps the tools/list of each step that TestTranscripts started, so that
+// TestToolsListBudget, which runs after it, need not start every step again: a step's tools
+// are the same on every start.
+var toolsSeen sync.Map // step name → []byte
 
 // BenchmarkToolsList times a tools/list on each step and reports what it weighs.
 func BenchmarkToolsList(b *testing.B) {

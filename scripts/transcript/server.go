@@ -74,6 +74,28 @@ func Build(ctx context.Context, root string, step Step, dir string) (string, err
 	return bin, nil
 }
 
+// BuildAll compiles every step of steps into dir with one go build, and returns each binary's
+// path by step name.
+func BuildAll(ctx context.Context, root string, steps []Step, dir string) (map[string]string, error) {
+	args := []string{"build", "-o", dir + string(filepath.Separator)}
+	bins := map[string]string{}
+	for _, step := range steps {
+		args = append(args, "./steps/"+step.Name)
+		bins[step.Name] = filepath.Join(dir, step.Name)
+	}
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go build the steps: %v\n%s", err, out)
+	}
+	for _, bin := range bins {
+		if _, err := os.Stat(bin); err != nil {
+			return nil, err
+		}
+	}
+	return bins, nil
+}
+
 // Server is a step's program running on a free loopback port.
 type Server struct {
 	URL  string // the MCP endpoint it logged

@@ -36,6 +36,7 @@ func TestSIGTERMFinishesRequests(t *testing.T) {
 	root, steps := stepsUnderTest(t)
 	for _, step := range steps {
 		t.Run(step.Name, func(t *testing.T) {
+			t.Parallel() // each step runs on its own port, vault and stand-in
 			if modes(t, root, step)[0] == plain {
 				drainHalfSentRequest(t, root, step)
 			} else {
@@ -140,6 +141,7 @@ func TestClosedStdinFinishesRequests(t *testing.T) {
 			continue
 		}
 		t.Run(step.Name, func(t *testing.T) {
+			t.Parallel() // each step runs on its own port, vault and stand-in
 			ollama, env := standInEnv(t, root)
 			srv, err := StartStdio(binary(t, root, step), env)
 			if err != nil {

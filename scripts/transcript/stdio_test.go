@@ -24,6 +24,13 @@ func TestTranscriptsOverStdio(t *testing.T) {
 				name += "/" + string(m)
 			}
 			t.Run(name, func(t *testing.T) {
+				t.Parallel() // each run has its own port, vault and index
+				// The embedder and the transport are separate parts of a step: TestTranscripts
+				// runs the Ollama client over HTTP, this the transport with the offline
+				// embedder. Both together is the same check again.
+				if m == standIn && testing.Short() {
+					t.Skip("the Ollama client over stdio; `make check` runs it")
+				}
 				sections, err := ParseFile(step.Transcript())
 				if err != nil {
 					t.Fatal(err)

@@ -35,6 +35,16 @@ func binary(t testing.TB, root string, step Step) string {
 			t.Fatal(err)
 		}
 		binDir = dir
+		// The first call builds every step with one go build, which links them in parallel.
+		// If one does not build, each is built alone below, so only its own tests fail.
+		if steps, err := Steps(root); err == nil {
+			if bins, err := BuildAll(context.Background(), root, steps, binDir); err == nil {
+				binaries = bins
+				if bin, ok := binaries[step.Name]; ok {
+					return bin
+				}
+			}
+		}
 	}
 	bin, err := Build(context.Background(), root, step, binDir)
 	if err != nil {
@@ -139,11 +149,15 @@ func TestTranscripts(t *testing.T) {
 				name += "/" + string(m)
 			}
 			t.Run(name, func(t *testing.T) {
+				t.Parallel() // each run has its own port, vault and index
 				sections, err := ParseFile(step.Transcript())
 				if err != nil {
 					t.Fatal(err)
 				}
 				_, env := startStep(t, root, step, m)
+				if m != standIn { // the tools do not depend on the embedder
+					toolsSeen.Store(step.Name, toolsList(t, env.MCP))
+				}
 				for _, s := range sections {
 					if f := Run(context.Background(), s, env); f != nil {
 						t.Errorf("%s\n(against a running `make step %d`, use MCP=http://127.0.0.1:3000/mcp)", f.Error(), step.Number)
@@ -151,6 +165,29 @@ func TestTranscripts(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestToolsListBudget keeps each step's tools within the budget (see budget_test.go): a
+// description that grows, a schema field, a new tool, each has to fit. It comes after
+// TestTranscripts, whose servers it reads.
+func TestToolsListBudget(t *testing.T) {
+	root, steps := stepsUnderTest(t)
+	for _, step := range steps {
+		t.Run(step.Name, func(t *testing.T) {
+			var tools []byte
+			if seen, ok := toolsSeen.Load(step.Name); ok {
+				tools = seen.([]byte)
+			} else {
+				_, env := startStep(t, root, step, offline)
+				tools = toolsList(t, env.MCP)
+			}
+			t.Logf("%s: tools/list is %d bytes, about %d tokens", step.Name, len(tools), len(tools)/bytesPerToken)
+			if len(tools) > toolsListBudget {
+				t.Errorf("%s: tools/list is %d bytes, over its budget of %d; make descriptions and schemas say less:\n%s",
+					step.Name, len(tools), toolsListBudget, tools)
+			}
+		})
 	}
 }
 
@@ -162,6 +199,7 @@ func TestEachStepAddsWhatItClaims(t *testing.T) {
 	for i := 1; i < len(steps); i++ {
 		prev, step := steps[i-1], steps[i]
 		t.Run(step.Name, func(t *testing.T) {
+			t.Parallel() // each run has its own port, vault and index
 			before, err := ParseFile(prev.Transcript())
 			if err != nil {
 				t.Fatal(err)

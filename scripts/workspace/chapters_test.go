@@ -52,7 +52,7 @@ var capabilities = []struct {
 // additions that only the later steps call, and make diff N shows what step N starts to use.
 func TestNoStepLinksALaterChapter(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds all ten steps; run without -short")
+		t.Skip("builds all ten steps; `make check` runs it")
 	}
 	root, err := transcript.Root()
 	if err != nil {

@@ -81,6 +81,9 @@ func requires(t *testing.T, gomod string) map[string]string {
 // TestStepsBuildWithoutTheWorkspace builds each step with GOWORK=off, as a reader who copies
 // one step folder out of the repository would.
 func TestStepsBuildWithoutTheWorkspace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds all ten steps again, outside the workspace; `make check` runs it")
+	}
 	root, err := transcript.Root()
 	if err != nil {
 		t.Fatal(err)

@@ -262,7 +262,7 @@ func TestCrashChild(t *testing.T) {
 // left, as a server does at its next start.
 func TestCrash(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts a process per stage")
+		t.Skip("starts a process per stage; `make check` runs it")
 	}
 	for op, stages := range map[string][]string{
 		"create":  {"writing", "written", "linking", "linked", "unlinked"},

@@ -359,7 +359,7 @@ func line(i int) string { return fmt.Sprintf("- entry %d %s", i, strings.Repeat(
 // start of the server runs, no temporary file is left.
 func TestKilledWhileAppending(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts a process per kill")
+		t.Skip("starts a process per kill; `make check` runs it")
 	}
 	const head, tail = "# Journal\n\n## Log\n", "\n## Later\nkept\n"
 	leftover, entries := 0, 0

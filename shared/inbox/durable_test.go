@@ -138,7 +138,7 @@ func TestCreateUntilKilled(t *testing.T) {
 // of the server runs (atomicfile.RemoveLeftovers), after which none is left.
 func TestKilledWhileCreating(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts a process per kill")
+		t.Skip("starts a process per kill; `make check` runs it")
 	}
 	leftovers := 0
 	for round := range 10 {

@@ -375,6 +375,10 @@ func TestCreateConcurrent(t *testing.T) {
 func TestCreateSymlinkOut(t *testing.T) {
 	v, outside := newVault(t)
 	in := openInbox(t, v, "Inbox")
+	// Open makes no folder (the first Create does); the links need one to sit in.
+	if err := os.Mkdir(filepath.Join(v.Dir(), "Inbox"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	symlink(t, filepath.Join(outside, "secret.md"), filepath.Join(v.Dir(), "Inbox", "Plan.md"))
 	symlink(t, filepath.Join(outside, "new.md"), filepath.Join(v.Dir(), "Inbox", "Dangling.md"))
 	symlink(t, "../../outside/secret.md", filepath.Join(v.Dir(), "Inbox", "Relative.md"))

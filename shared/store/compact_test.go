@@ -143,6 +143,9 @@ func freshIndex(t testing.TB, path string, e Embedder, notes map[string]corpusNo
 // the index compacting itself along the way and searches reading it throughout, the index
 // answers every question exactly as a fresh index of the same notes does.
 func TestChurnEndsAsAFreshIndex(t *testing.T) {
+	if testing.Short() {
+		t.Skip("thousands of random changes to one index; `make check` runs it")
+	}
 	r := rand.New(rand.NewPCG(7, 7))
 	c := clusteredCorpus(r, 300, 4, churnEmbedder.Dimension)
 	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "index.db"), Config{})
@@ -254,7 +257,7 @@ func firstDifference(got, want string) string {
 // different moments. Each time the index opens whole and answers as it did before.
 func TestCompactionSurvivesKill(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds a churned index and kills a process ten times; run without -short")
+		t.Skip("builds a churned index and kills a process ten times; `make check` runs it")
 	}
 	r := rand.New(rand.NewPCG(3, 3))
 	c := clusteredCorpus(r, 1000, 4, 256)

@@ -6,6 +6,8 @@ package testvaults
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -43,12 +45,12 @@ var Sources = []Source{
 // or skips the test with a message saying where it looked and how to fetch the vault.
 func Dir(tb testing.TB, name string) string {
 	tb.Helper()
-	root, err := Root()
-	if err != nil {
-		tb.Skipf("real vault %q not available (%v); %s", name, err, Fetch)
+	dir, err := vaultsDir()
+	if err == nil {
+		dir = filepath.Join(dir, name)
+		err = Present(dir)
 	}
-	dir := filepath.Join(root, name)
-	if _, err := os.Stat(dir); err != nil {
+	if err != nil {
 		tb.Skipf("real vault %q not available (%v); %s", name, err, Fetch)
 	}
 	return dir
@@ -57,17 +59,45 @@ func Dir(tb testing.TB, name string) string {
 // Fetch says how a reader gets the real vaults, for skip messages.
 const Fetch = "`make vaults` fetches the public vaults this test reads, at pinned commits, into ../shared/vaults beside the checkout (it needs the internet)"
 
-// Root returns the absolute path of ../shared/vaults, beside the project root.
+// Root returns the absolute path of ../shared/vaults, beside the project root, when it holds
+// every vault in Sources; otherwise an error naming what is missing.
 func Root() (string, error) {
+	dir, err := vaultsDir()
+	if err != nil {
+		return "", err
+	}
+	for _, src := range Sources {
+		if err := Present(filepath.Join(dir, src.Name)); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+func vaultsDir() (string, error) {
 	root, err := ProjectRoot()
 	if err != nil {
 		return "", err
 	}
-	vaults := filepath.Join(filepath.Dir(root), "shared", "vaults")
-	if _, err := os.Stat(vaults); err != nil {
-		return "", err
+	return filepath.Join(filepath.Dir(root), "shared", "vaults"), nil
+}
+
+// Present returns nil if dir is a folder that holds something, and otherwise an error that
+// says what it is. An empty folder is no vault: a fetch that failed, or was stopped, may have
+// left one.
+func Present(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
 	}
-	return vaults, nil
+	defer f.Close()
+	if _, err := f.Readdirnames(1); err != nil {
+		if errors.Is(err, io.EOF) {
+			return fmt.Errorf("%s is empty", dir)
+		}
+		return err
+	}
+	return nil
 }
 
 // ProjectRoot finds the project root, the folder that holds go.work, from the working

@@ -21,7 +21,7 @@ import (
 // answers the note's own, naming the note as the vault spells it.
 func TestEveryToolOnACaselessDisk(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the server; run without -short")
+		t.Skip("builds the server; `make check` runs it")
 	}
 	bin := buildServer(t, "simulate_caseless")
 	url, _ := startBuilt(t, exec.Command(bin, "-vault", steptest.CopyVault(t), "-addr", "127.0.0.1:0",

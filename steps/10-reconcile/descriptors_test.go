@@ -23,7 +23,7 @@ import (
 // serve, say that it polls and why, and index every kind of change by polling.
 func TestLargeVaultOnFewDescriptors(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the server and indexes 20,000 notes; run without -short")
+		t.Skip("builds the server and indexes 20,000 notes; `make check` runs it")
 	}
 	var limit syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &limit); err != nil || limit.Max < 1024 {

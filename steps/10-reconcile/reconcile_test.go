@@ -270,7 +270,7 @@ func TestServesWhileCatchingUp(t *testing.T) {
 // result is complete.
 func TestKillDuringCatchUp(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the server and runs it twice; skipped with -short")
+		t.Skip("builds the server and runs it twice; `make check` runs it")
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "vaultmcp")
