@@ -358,8 +358,9 @@ func TestNoStepStartedWithGoRun(t *testing.T) {
 	}
 }
 
-// TestSetUpAgreesWithChapterZero: the README's set-up commands are the ones chapter 0 walks
-// through, in the same order, so a reader who starts from either meets the same path.
+// TestSetUpAgreesWithChapterZero: the README shows its set-up commands first, under its title,
+// and they are the ones chapter 0 walks through, in the same order, so a reader who starts from
+// either meets the same path.
 func TestSetUpAgreesWithChapterZero(t *testing.T) {
 	root, err := transcript.Root()
 	if err != nil {
@@ -369,7 +370,13 @@ func TestSetUpAgreesWithChapterZero(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	setup, _, _ := strings.Cut(string(readme[strings.Index(string(readme), "## Set-up"):]), "\n## ")
+	// The first thing after the title is the block of set-up commands.
+	title, rest, _ := strings.Cut(string(readme), "\n")
+	if !strings.HasPrefix(title, "# ") || !strings.HasPrefix(strings.TrimLeft(rest, "\n"), "```sh\n") {
+		t.Fatalf("README.md must open with its title and then its set-up commands in a sh block; it opens with %.80q", readme)
+	}
+	block, _, _ := strings.Cut(strings.TrimLeft(rest, "\n")[len("```sh\n"):], "```")
+	setup := "```sh\n" + block + "```"
 	var want []string
 	for _, line := range commandLines(setup) {
 		if cmd, _, _ := strings.Cut(line, "#"); strings.TrimSpace(cmd) != "" {
@@ -377,7 +384,7 @@ func TestSetUpAgreesWithChapterZero(t *testing.T) {
 		}
 	}
 	if len(want) < 2 {
-		t.Fatalf("README.md's Set-up shows %d commands; want its two set-up commands", len(want))
+		t.Fatalf("README.md's first block shows %d commands; want its two set-up commands", len(want))
 	}
 	chapter, err := os.ReadFile(filepath.Join(root, "guide", "00-setup.md"))
 	if err != nil {
