@@ -142,6 +142,20 @@ func (c corpus) query(r *rand.Rand) []float32 {
 	return c.near(r, c.centers[r.IntN(len(c.centers))])
 }
 
+// quantized returns the corpus with each vector as the index keeps it (see quantize).
+func (c corpus) quantized() corpus {
+	q := corpus{centers: c.centers}
+	for _, n := range c.notes {
+		stored := n
+		stored.vectors = make([][]float32, len(n.vectors))
+		for i, v := range n.vectors {
+			stored.vectors[i] = quantize(v).unit()
+		}
+		q.notes = append(q.notes, stored)
+	}
+	return q
+}
+
 func unit(v []float32) []float32 {
 	var sum float64
 	for _, x := range v {

@@ -116,7 +116,7 @@ func (s *Store) keywordPass(ctx context.Context, match, filter string, limit int
 		read++
 		var h Hit
 		var aliases string
-		if err := rows.Scan(&h.Path, &h.Title, &aliases, &h.Heading, &h.Line, &h.Text); err != nil {
+		if err := rows.Scan(&h.Path, &h.Title, &aliases, &h.Heading, &h.Line, (*deflated)(&h.Text)); err != nil {
 			return nil, 0, fmt.Errorf("keyword search: %w", err)
 		}
 		if seen[h.Path] {

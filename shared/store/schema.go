@@ -18,8 +18,10 @@ import (
 // vectors in a table. Version 4 keeps the link graph (see AddLinkTables). Version 5 keeps tags
 // in NFC. Version 6 cuts English words of the keyword index to their Snowball stems. Version 7
 // keeps each note's change time, file identity and the moment its state was read (see
-// NoteState), and stamps its links with the version of the note they were read from.
-const schemaVersion = 7
+// NoteState), and stamps its links with the version of the note they were read from. Version 8
+// keeps a vector as a signed byte a number and a scale, a section's text deflated, and pages
+// of 4 KiB: the index is half the size it was.
+const schemaVersion = 8
 
 // applicationID marks the file as a vaultmcp index, in the header field SQLite reserves for
 // the purpose ("vmcp" in ASCII). Open uses it to tell its own files from other databases.
@@ -61,14 +63,16 @@ CREATE TABLE sections (
 	ord     INTEGER NOT NULL,         -- position in the note, from 0
 	heading TEXT NOT NULL,
 	line    INTEGER NOT NULL,
-	text    TEXT NOT NULL,
+	text    BLOB NOT NULL,            -- what was embedded, deflated (see deflate)
 	UNIQUE (note_id, ord)
 ) STRICT;
 
--- Each section's vector, exact: float32s, little-endian, at unit length (see encode). The
--- vectors table holds one bit of each number, to find candidates fast (see Search).
+-- Each section's vector, small: a signed byte a number, which times scale is the vector at
+-- unit length (see quantize). The vectors table holds one bit of each number, to find
+-- candidates fast (see Search).
 CREATE TABLE embeddings (
 	id     INTEGER PRIMARY KEY REFERENCES sections ON DELETE CASCADE,
+	scale  REAL NOT NULL,
 	vector BLOB NOT NULL
 ) STRICT;
 `
@@ -76,6 +80,7 @@ CREATE TABLE embeddings (
 // init makes the file at s.path a current index: it creates the tables in a new file, and
 // starts again in one written by another version.
 func (s *Store) init(ctx context.Context) error {
+	emptied := false
 	err := s.write(ctx, nil, func(tx *sql.Tx) error {
 		var app, tables int
 		err := tx.QueryRowContext(ctx, `
@@ -103,6 +108,7 @@ func (s *Store) init(ctx context.Context) error {
 		if err := createSchema(ctx, tx); err != nil {
 			return err
 		}
+		emptied = true
 		// Say why the index is empty: CheckEmbedder passes it on, and the rebuild that
 		// follows records it.
 		_, err = tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('emptied_because', ?)`,
@@ -112,10 +118,41 @@ func (s *Store) init(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if emptied {
+		if err := s.repage(ctx); err != nil {
+			return err
+		}
+	}
 	// The write-ahead log lets searches read while a note is being written. The mode is
 	// stored in the file; it is set after the checks so that a file that is not an index
 	// is left as it was.
 	_, err = s.db.ExecContext(ctx, `PRAGMA journal_mode = WAL`)
+	return err
+}
+
+// pageSize is the size of the index's pages: SQLite's default, which a new file gets. Indexes
+// before schema version 8 had pages of 16 KiB, which held five of their 3 KiB vectors where
+// 4 KiB pages held one; a vector now takes 780 bytes, five to a 4 KiB page, and every table,
+// however small, takes at least a page.
+const pageSize = 4096
+
+// repage gives an index emptied for a new schema the pages of a new file. SQLite changes the
+// page size of a file only when VACUUM writes it anew, and not in write-ahead log mode; an
+// empty index is written anew in an instant.
+func (s *Store) repage(ctx context.Context) error {
+	// VACUUM cannot run beside another statement of its connection, and the driver keeps
+	// one started to let a context interrupt a statement (see Compact).
+	ctx = context.WithoutCancel(ctx)
+	conn, err := s.db.Conn(ctx) // the page size is set for the connection that runs VACUUM
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	var size int
+	if err := conn.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&size); err != nil || size == pageSize {
+		return err
+	}
+	_, err = conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA journal_mode = DELETE; PRAGMA page_size = %d; VACUUM`, pageSize))
 	return err
 }
 

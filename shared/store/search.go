@@ -1,11 +1,13 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -14,18 +16,23 @@ import (
 //
 // The search has two passes. The first compares the query's signs with every section's (see
 // signs and signIndex) and keeps the :coarse nearest by Hamming distance, the candidates. The
-// second reads the exact vectors of those candidates, by their ids, from the embeddings table,
-// and keeps the :k nearest by Euclidean distance. Comparing the signs takes a fraction of the
-// time the floats would, and when the candidates are many more than k, the k nearest are
-// nearly always among them: TestSearchRecall measures how often.
-const knnQuery = `
-	SELECT n.path, n.title, s.heading, s.line, s.text, vec_distance_l2(e.vector, :query) AS distance
+// second reads the stored vectors of those candidates, by their ids, from the embeddings table,
+// and keeps the k most similar to the query. Comparing the signs takes a fraction of the time
+// the vectors would, and when the candidates are many more than k, the k nearest are nearly
+// always among them: TestSearchRecall measures how often.
+const candidatesQuery = `
+	SELECT e.id, s.note_id, e.scale, e.vector
 	FROM json_each(:candidates) c
 	JOIN embeddings e ON e.id = c.value
+	JOIN sections s ON s.id = c.value`
+
+// hitsQuery reads what a search returns about the sections it chose, in the order given.
+const hitsQuery = `
+	SELECT n.path, n.title, s.heading, s.line, s.text
+	FROM json_each(:ids) c
 	JOIN sections s ON s.id = c.value
 	JOIN notes n ON n.id = s.note_id
-	ORDER BY distance
-	LIMIT :k`
+	ORDER BY c.key`
 
 // MaxK is the most hits one search returns, which bounds the work of one search.
 const MaxK = 4096
@@ -50,17 +57,23 @@ type Hit struct {
 // Search returns the k sections nearest to the query vector, nearest first; fewer only if the
 // index holds fewer. The query must come from the embedder the index was built with.
 //
-// The vectors are stored at unit length (see encode), and sqlite-vec's vec_distance_l2 measures
-// their Euclidean distance d. For unit vectors d² = 2 - 2·cos, so the nearest are the most
-// similar, and the score 1 - d²/2 is the cosine similarity. Euclidean distance ranks exactly as
-// cosine distance would, and is faster in this build: vec_distance_cosine works out both
-// lengths for every pair it compares.
+// The score of a section is the cosine similarity of its vector with the query's: 1 for the
+// same direction, 0 for unrelated. Both are at unit length, the query scaled here and the
+// sections when they were stored (see quantize), so it is their dot product.
 func (s *Store) Search(ctx context.Context, query []float32, k int) ([]Hit, error) {
 	q, err := s.prepareSearch(query, k)
-	if q.exact == nil || err != nil {
+	if q.unit == nil || err != nil {
 		return nil, err
 	}
-	return s.knn(ctx, q, k, nil)
+	var hits []Hit
+	err = s.read(ctx, func(tx *sql.Tx) error {
+		nearest, err := s.knn(ctx, tx, q, k, nil)
+		if err == nil {
+			hits, err = readHits(ctx, tx, nearest)
+		}
+		return err
+	})
+	return hits, err
 }
 
 // Options says what a search returns.
@@ -83,23 +96,39 @@ const overfetch = 4
 // sections, so at worst it returns fewer than K notes when one note fills thousands of them.
 func (s *Store) SearchNotes(ctx context.Context, query []float32, opts Options) ([]Hit, error) {
 	q, err := s.prepareSearch(query, opts.K)
-	if q.exact == nil || err != nil {
+	if q.unit == nil || err != nil {
 		return nil, err
 	}
 	allowed, err := s.allowedSections(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	for k := min(opts.K*overfetch, MaxK); ; k = min(k*overfetch, MaxK) {
-		hits, err := s.knn(ctx, q, k, allowed)
-		if err != nil {
-			return nil, err
+	var hits []Hit
+	err = s.read(ctx, func(tx *sql.Tx) error {
+		for k := min(opts.K*overfetch, MaxK); ; k = min(k*overfetch, MaxK) {
+			nearest, err := s.knn(ctx, tx, q, k, allowed)
+			if err != nil {
+				return err
+			}
+			best := bestPerNote(nearest, opts.K)
+			if len(best) == opts.K || len(nearest) < k || k == MaxK {
+				hits, err = readHits(ctx, tx, best)
+				return err
+			}
 		}
-		best := bestPerNote(hits, opts.K)
-		if len(best) == opts.K || len(hits) < k || k == MaxK {
-			return best, nil
-		}
+	})
+	return hits, err
+}
+
+// read runs fn in a read transaction: what it reads in several queries is one state of the
+// index, whatever is written meanwhile.
+func (s *Store) read(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("search: %w", err)
 	}
+	defer tx.Rollback() // a read transaction has nothing to commit
+	return fn(tx)
 }
 
 // prepareSearch checks a search for k sections and puts its query in the form the index uses.
@@ -112,50 +141,98 @@ func (s *Store) prepareSearch(query []float32, k int) (searchQuery, error) {
 	if k < 1 || k > MaxK {
 		return searchQuery{}, fmt.Errorf("search: k must be between 1 and %d, got %d", MaxK, k)
 	}
-	exact, err := encode(query, e.Dimension)
+	unit, err := unitVector(query, e.Dimension)
 	if errors.Is(err, errZero) {
 		return searchQuery{}, nil // similar to nothing: no hits, and no error either
 	}
 	if err != nil {
 		return searchQuery{}, fmt.Errorf("search: the query vector %w", err)
 	}
-	return searchQuery{exact: exact, signs: signs(query), dimension: e.Dimension}, nil
+	return searchQuery{unit: unit, signs: signs(unit), dimension: e.Dimension}, nil
 }
 
-// searchQuery is a query vector in the two forms the search compares: encoded, for the exact
-// distances, and its signs, for the candidates.
+// searchQuery is a query vector in the two forms the search compares: at unit length, for the
+// scores, and its signs, for the candidates.
 type searchQuery struct {
-	exact, signs []byte
-	dimension    int
+	unit      []float32
+	signs     []byte
+	dimension int
 }
 
-// knn returns the k nearest sections among those allowed (nil allows all).
-func (s *Store) knn(ctx context.Context, query searchQuery, k int, allowed map[int64]bool) ([]Hit, error) {
-	if err := s.signs.load(ctx, s.db, query.dimension); err != nil {
+// scoredSection is a section a search found, before it reads what it returns about it.
+type scoredSection struct {
+	id, note int64
+	score    float64
+}
+
+// knn returns the k sections nearest to the query among those allowed (nil allows all),
+// nearest first.
+func (s *Store) knn(ctx context.Context, tx *sql.Tx, query searchQuery, k int, allowed map[int64]bool) ([]scoredSection, error) {
+	if err := s.signs.load(ctx, tx, query.dimension); err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	candidates, err := json.Marshal(s.signs.nearest(query.signs, min(max(k*candidatesPerHit, minCandidates), MaxK), allowed))
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	rows, err := s.db.QueryContext(ctx, knnQuery,
-		sql.Named("query", query.exact), sql.Named("candidates", string(candidates)), sql.Named("k", k))
+	rows, err := tx.QueryContext(ctx, candidatesQuery, sql.Named("candidates", string(candidates)))
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	defer rows.Close()
-	var hits []Hit
+	var found []scoredSection
+	var vector []byte
 	for rows.Next() {
-		var h Hit
-		var distance float64
-		if err := rows.Scan(&h.Path, &h.Title, &h.Heading, &h.Line, &h.Text, &distance); err != nil {
+		var sc scoredSection
+		var scale float64
+		if err := rows.Scan(&sc.id, &sc.note, &scale, &vector); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
-		h.Score = 1 - distance*distance/2
+		if len(vector) != query.dimension {
+			return nil, fmt.Errorf("search: section %d has a vector of %d numbers, the index %d: delete the index, and it is rebuilt", sc.id, len(vector), query.dimension)
+		}
+		sc.score = similarity(query.unit, vector, scale)
+		found = append(found, sc)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	slices.SortStableFunc(found, func(a, b scoredSection) int { return cmp.Compare(b.score, a.score) })
+	return found[:min(k, len(found))], nil
+}
+
+// readHits reads what a search returns about the sections it found, in their order.
+func readHits(ctx context.Context, tx *sql.Tx, found []scoredSection) ([]Hit, error) {
+	if len(found) == 0 {
+		return nil, nil
+	}
+	ids := make([]int64, len(found))
+	for i, sc := range found {
+		ids[i] = sc.id
+	}
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	rows, err := tx.QueryContext(ctx, hitsQuery, sql.Named("ids", string(list)))
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	hits := make([]Hit, 0, len(found))
+	for rows.Next() {
+		h := Hit{Score: found[len(hits)].score}
+		if err := rows.Scan(&h.Path, &h.Title, &h.Heading, &h.Line, (*deflated)(&h.Text)); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
 		hits = append(hits, h)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("search: %w", err)
+	}
+	if len(hits) != len(found) {
+		// knn and readHits read in the same transaction: a section one found, the other reads.
+		return nil, fmt.Errorf("search: found %d sections, but read %d", len(found), len(hits))
 	}
 	return hits, nil
 }
@@ -213,18 +290,18 @@ func (s *Store) allowedSections(ctx context.Context, opts Options) (map[int64]bo
 	return allowed, nil
 }
 
-// bestPerNote keeps the first hit of each note, up to n notes. Hits come nearest first, so
-// the first is the best.
-func bestPerNote(hits []Hit, n int) []Hit {
-	seen := make(map[string]bool)
-	var best []Hit
-	for _, h := range hits {
+// bestPerNote keeps the first section of each note, up to n notes. They come nearest first,
+// so the first is the best.
+func bestPerNote(found []scoredSection, n int) []scoredSection {
+	seen := make(map[int64]bool)
+	var best []scoredSection
+	for _, sc := range found {
 		if len(best) == n {
 			break
 		}
-		if !seen[h.Path] {
-			seen[h.Path] = true
-			best = append(best, h)
+		if !seen[sc.note] {
+			seen[sc.note] = true
+			best = append(best, sc)
 		}
 	}
 	return best

@@ -1,10 +1,8 @@
 package store
 
 import (
-	"encoding/binary"
 	"fmt"
 	"maps"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -92,9 +90,9 @@ func TestSignsLoaded(t *testing.T) {
 		if err := rows.Scan(&id, &blob); err != nil {
 			t.Fatal(err)
 		}
-		v := make([]float32, len(blob)/4)
-		for i := range v {
-			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(blob[4*i:]))
+		v := make([]float32, len(blob))
+		for i, b := range blob {
+			v[i] = float32(int8(b))
 		}
 		want[id] = appendWords(nil, signs(v), 2)
 	}

@@ -145,19 +145,16 @@ func Open(ctx context.Context, path string, cfg Config) (s *Store, err error) {
 	// The function runs on every new connection: these settings belong to a connection,
 	// not to the file. vec0 keeps the signs of 1024 vectors in one blob, which each write
 	// reads and writes whole; a 16 MiB page cache (SQLite's default is 2 MiB) keeps such
-	// blobs and the tables' upper pages in memory while a vault is indexed. The page size
-	// counts only when the file is created: a vector's 3 KiB row fills a 4 KiB page, since
-	// two do not fit, where a 16 KiB page holds five (the index is an eighth smaller).
-	// An index created before keeps its pages. The write-ahead log is copied into the file
-	// every 256 pages (4 MiB) and cut back to 4 MiB when it starts again from the top: SQLite
-	// otherwise keeps the log at the largest size a burst of writes gave it, often more than
-	// the index itself.
+	// blobs and the tables' upper pages in memory while a vault is indexed. The write-ahead
+	// log is copied into the file every 1,024 pages (4 MiB) and cut back to 4 MiB when it
+	// starts again from the top: SQLite otherwise keeps the log at the largest size a burst of
+	// writes gave it, often more than the index itself.
 	db, err := driver.Open(path, func(c *sqlite3.Conn) error {
 		if err := c.BusyTimeout(cfg.BusyTimeout); err != nil {
 			return err
 		}
-		return c.Exec(`PRAGMA foreign_keys = ON; PRAGMA cache_size = -16384; PRAGMA page_size = 16384;
-			PRAGMA wal_autocheckpoint = 256; PRAGMA journal_size_limit = 4194304`)
+		return c.Exec(`PRAGMA foreign_keys = ON; PRAGMA cache_size = -16384;
+			PRAGMA wal_autocheckpoint = 1024; PRAGMA journal_size_limit = 4194304`)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", path, err)

@@ -1,22 +1,19 @@
 package store
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 )
 
-// errZero is what encode says of a vector of zeros: it has no direction, so it is similar to
+// errZero is what quantize says of a vector of zeros: it has no direction, so it is similar to
 // nothing. An embedder gives one for a text without words (the offline one does for "!!!").
 var errZero = errors.New("is zero, so it has no direction to compare")
 
-// encode checks that v has the index's dimension, scales it to unit length, and returns it in
-// the form vec0 reads: float32 values, little-endian, one after another.
-//
+// unitVector checks that v has the index's dimension and returns it scaled to unit length.
 // Stored at unit length, vectors compare by direction alone, which is what cosine similarity
-// measures; Search explains the rest.
-func encode(v []float32, dimension int) ([]byte, error) {
+// measures.
+func unitVector(v []float32, dimension int) ([]float32, error) {
 	if len(v) != dimension {
 		return nil, fmt.Errorf("has %d dimensions, but the index holds vectors of %d", len(v), dimension)
 	}
@@ -31,17 +28,78 @@ func encode(v []float32, dimension int) ([]byte, error) {
 	if math.IsInf(length, 0) || math.IsNaN(length) {
 		return nil, errors.New("is infinite or not a number, so it has no direction to compare")
 	}
-	b := make([]byte, 0, 4*len(v))
-	for _, x := range v {
-		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(float64(x)/length)))
+	unit := make([]float32, len(v))
+	for i, x := range v {
+		unit[i] = float32(float64(x) / length)
 	}
-	return b, nil
+	return unit, nil
+}
+
+// A quantized vector is how the index keeps a section's vector: one signed byte a number, and
+// one scale for the whole vector, a quarter of the 4 bytes a float32 takes.
+//
+// The largest number of the vector becomes ±127 and the others their share of it, rounded to a
+// whole number, so each number is off by at most half a step of max/127. A vector at unit
+// length spreads its length over hundreds of numbers, and the errors, as likely up as down,
+// mostly cancel in a dot product: a score moves by about a thousandth, where two sections a
+// search must tell apart differ by more (BenchmarkSearch and make eval measure it). The scale
+// is 1/|q|, so that scale·q, the vector the index compares, is at unit length exactly, and a
+// score is a cosine between -1 and 1.
+type quantized struct {
+	values []int8
+	scale  float64
+}
+
+// quantize returns the quantized form of a unit vector.
+func quantize(unit []float32) quantized {
+	var largest float32
+	for _, x := range unit {
+		largest = max(largest, x, -x)
+	}
+	q := quantized{values: make([]int8, len(unit))}
+	var sum float64
+	for i, x := range unit {
+		n := math.Round(float64(x / largest * 127))
+		q.values[i] = int8(n)
+		sum += n * n
+	}
+	q.scale = 1 / math.Sqrt(sum) // not 0: the largest number is ±127
+	return q
+}
+
+// bytes is the values as the embeddings table stores them, one byte each.
+func (q quantized) bytes() []byte {
+	b := make([]byte, len(q.values))
+	for i, v := range q.values {
+		b[i] = byte(v)
+	}
+	return b
+}
+
+// unit is the vector q stands for, at unit length.
+func (q quantized) unit() []float32 {
+	v := make([]float32, len(q.values))
+	for i, n := range q.values {
+		v[i] = float32(float64(n) * q.scale)
+	}
+	return v
+}
+
+// similarity is the cosine similarity of a unit query with a stored vector: values, one signed
+// byte a number as the embeddings table holds them, times scale.
+func similarity(query []float32, values []byte, scale float64) float64 {
+	var dot float32
+	values = values[:len(query)] // one bounds check here rather than one a number
+	for i, q := range query {
+		dot += q * float32(int8(values[i]))
+	}
+	return float64(dot) * scale
 }
 
 // signs is the coarse form of a vector that the vectors table holds: one bit for each number,
 // set when it is positive, eight to a byte. Two vectors that point the same way have mostly
 // the same signs, so the number of bits in which they differ (their Hamming distance) ranks
-// sections roughly as their cosine does, for 96 bytes instead of 3,072 at 768 dimensions, and
+// sections roughly as their cosine does, for 96 bytes instead of 768 at 768 dimensions, and
 // with a comparison that costs a few instructions per 64 numbers.
 func signs(v []float32) []byte {
 	b := make([]byte, signBytes(len(v)))

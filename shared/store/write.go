@@ -156,21 +156,23 @@ func putNote(t *cachedTx, e Embedder, entry Entry, changes *signChanges) error {
 		err := t.queryRow(`
 			INSERT INTO sections (note_id, ord, heading, line, text)
 			VALUES (?, ?, ?, ?, ?)
-			RETURNING id`, noteID, i, sec.Heading, sec.Line, sec.Text).Scan(&sectionID)
+			RETURNING id`, noteID, i, sec.Heading, sec.Line, deflate(sec.Text)).Scan(&sectionID)
 		if err != nil {
 			return err
 		}
-		blob, err := encode(vectors[i], e.Dimension)
+		unit, err := unitVector(vectors[i], e.Dimension)
 		if errors.Is(err, errZero) {
 			continue // a section with nothing to embed is kept, but no search can find it
 		}
 		if err != nil {
 			return fmt.Errorf("the vector of section %d (%q) %w", i, sec.Heading, err)
 		}
-		if err := t.exec(`INSERT INTO embeddings (id, vector) VALUES (?, ?)`, sectionID, blob); err != nil {
+		// The signs come from the vector as stored, so that they and the vector agree.
+		q := quantize(unit)
+		if err := t.exec(`INSERT INTO embeddings (id, scale, vector) VALUES (?, ?, ?)`, sectionID, q.scale, q.bytes()); err != nil {
 			return err
 		}
-		sectionSigns := signs(vectors[i])
+		sectionSigns := signs(q.unit())
 		if err := t.exec(`INSERT INTO vectors (rowid, embedding) VALUES (?, vec_bit(?))`, sectionID, sectionSigns); err != nil {
 			return err
 		}
@@ -384,7 +386,7 @@ func putWords(t *cachedTx, noteID int64) error {
 	var sections []row
 	for rows.Next() {
 		var r row
-		if err := rows.Scan(&r.id, &r.text); err != nil {
+		if err := rows.Scan(&r.id, (*deflated)(&r.text)); err != nil {
 			rows.Close()
 			return err
 		}

@@ -1,0 +1,57 @@
+package store
+
+import (
+	"bytes"
+	"compress/flate"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+)
+
+// A section's text is kept deflated (compress/flate, as in gzip and zip files): at about 0.6 of
+// its size, it is the second-largest thing in the index after the vectors, and only a few
+// sections are read back at a time, those a search shows or judges. Deflating a section takes
+// a few microseconds at the fastest level, and inflating one less.
+
+// deflaters and inflaters reuse compressors, which allocate their tables (a deflater about a
+// megabyte) when they are made.
+var (
+	deflaters = sync.Pool{New: func() any {
+		w, _ := flate.NewWriter(nil, flate.BestSpeed) // cannot fail for a valid level
+		return w
+	}}
+	inflaters = sync.Pool{New: func() any { return flate.NewReader(nil) }}
+)
+
+// deflate returns text compressed.
+func deflate(text string) []byte {
+	var b bytes.Buffer
+	w := deflaters.Get().(*flate.Writer)
+	w.Reset(&b)
+	io.WriteString(w, text) // a bytes.Buffer takes everything
+	w.Close()
+	deflaters.Put(w)
+	return b.Bytes()
+}
+
+// deflated is a text read from a column that holds it deflated: Scan inflates it.
+type deflated string
+
+func (d *deflated) Scan(src any) error {
+	data, ok := src.([]byte)
+	if !ok {
+		return fmt.Errorf("a section's text is %T, not deflated bytes", src)
+	}
+	r := inflaters.Get().(io.ReadCloser)
+	defer inflaters.Put(r)
+	if err := r.(flate.Resetter).Reset(bytes.NewReader(data), nil); err != nil {
+		return err
+	}
+	var text strings.Builder
+	if _, err := io.Copy(&text, r); err != nil {
+		return fmt.Errorf("a section's text cannot be inflated: %w", err)
+	}
+	*d = deflated(text.String())
+	return nil
+}
