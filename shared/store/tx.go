@@ -52,6 +52,19 @@ func (t *cachedTx) exec(query string, args ...any) error {
 	return err
 }
 
+// insert runs an INSERT and returns the rowid of the row it added.
+func (t *cachedTx) insert(query string, args ...any) (int64, error) {
+	stmt, err := t.stmt(query)
+	if err != nil {
+		return 0, err
+	}
+	res, err := stmt.ExecContext(t.ctx, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
 func (t *cachedTx) queryRow(query string, args ...any) *sql.Row {
 	stmt, err := t.stmt(query)
 	if err != nil {

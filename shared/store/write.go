@@ -129,16 +129,14 @@ func putNote(t *cachedTx, e Embedder, entry Entry, changes *signChanges) error {
 	if _, err := deleteNote(t, n.Path, changes); err != nil {
 		return err
 	}
-	var noteID int64
-	err := t.queryRow(`
+	noteID, err := t.insert(`
 		INSERT INTO notes (path, title, size, mtime, ctime, file_id, seen_at, hash, frontmatter, aliases, indexed_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		RETURNING id`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		n.Path, n.Title, n.Size, n.MTime.UnixNano(), nanos(n.CTime), int64(n.FileID), nanos(n.Seen), n.Hash,
 		sql.NullString{String: n.Frontmatter, Valid: n.Frontmatter != ""},
 		strings.Join(n.Aliases, "\n"),
 		time.Now().UnixNano(),
-	).Scan(&noteID)
+	)
 	if err != nil {
 		return err
 	}
@@ -151,13 +149,15 @@ func putNote(t *cachedTx, e Embedder, entry Entry, changes *signChanges) error {
 		}
 	}
 
+	of := nameWords(n.Title, strings.Join(n.Aliases, "\n"))
 	for i, sec := range sections {
-		var sectionID int64
-		err := t.queryRow(`
+		sectionID, err := t.insert(`
 			INSERT INTO sections (note_id, ord, heading, line, text)
-			VALUES (?, ?, ?, ?, ?)
-			RETURNING id`, noteID, i, sec.Heading, sec.Line, deflate(sec.Text)).Scan(&sectionID)
+			VALUES (?, ?, ?, ?, ?)`, noteID, i, sec.Heading, sec.Line, deflate(sec.Text))
 		if err != nil {
+			return err
+		}
+		if err := putWords(t, sectionID, of, sec.Text); err != nil {
 			return err
 		}
 		unit, err := unitVector(vectors[i], e.Dimension)
@@ -177,9 +177,6 @@ func putNote(t *cachedTx, e Embedder, entry Entry, changes *signChanges) error {
 			return err
 		}
 		changes.add(sectionID, sectionSigns)
-	}
-	if err := putWords(t, noteID); err != nil {
-		return err
 	}
 	if entry.Links != nil {
 		return entry.Links(&LinkTx{t}) // the note's links, of the same version (see Entry)
@@ -210,23 +207,28 @@ func (s *Store) DeleteNote(ctx context.Context, path string) error {
 // one by one, since vec0 finds a vector by "rowid = ?" directly but answers
 // "rowid IN (...)" outside a KNN query by reading the whole table.
 func deleteNote(t *cachedTx, path string, changes *signChanges) (bool, error) {
+	// One row for each section, or one row with a NULL section for a note without any.
 	rows, err := t.query(`
-		SELECT s.id FROM sections s JOIN notes n ON n.id = s.note_id
+		SELECT s.id FROM notes n LEFT JOIN sections s ON s.note_id = n.id
 		WHERE n.path = ?`, path)
 	if err != nil {
 		return false, err
 	}
 	var ids []int64
+	found := false
 	for rows.Next() {
-		var id int64
+		var id sql.NullInt64
 		if err := rows.Scan(&id); err != nil {
 			rows.Close()
 			return false, err
 		}
-		ids = append(ids, id)
+		found = true
+		if id.Valid {
+			ids = append(ids, id.Int64)
+		}
 	}
 	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err := rows.Err(); err != nil || !found {
 		return false, err
 	}
 	for _, id := range ids {
@@ -238,12 +240,7 @@ func deleteNote(t *cachedTx, path string, changes *signChanges) (bool, error) {
 			return false, err
 		}
 	}
-	var noteID int64
-	err = t.queryRow(`DELETE FROM notes WHERE path = ? RETURNING id`, path).Scan(&noteID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	return err == nil, err
+	return true, t.exec(`DELETE FROM notes WHERE path = ?`, path)
 }
 
 // RenameNote moves a note from one path to another with its sections and vectors: a file
@@ -275,7 +272,7 @@ func (s *Store) RenameNote(ctx context.Context, from, to string) error {
 		if err != nil {
 			return err
 		}
-		return putWords(t, noteID)
+		return putNoteWords(t, noteID)
 	})
 	if err != nil {
 		return fmt.Errorf("rename %s to %s in the index: %w", from, to, err)
@@ -365,11 +362,25 @@ func normalizeTag(tag string) string {
 	return norm.NFC.String(strings.ToLower(strings.TrimPrefix(strings.TrimSpace(tag), "#")))
 }
 
-// putWords adds the note's sections to the keyword index, from what the notes and sections
-// tables hold, so that a note written and a note renamed are indexed alike. Each section's row
-// holds the note's title and aliases too: a query that names the note and a word of one
-// section finds that section.
-func putWords(t *cachedTx, noteID int64) error {
+// names are the words of a note's title and aliases, as the keyword index holds them with each
+// of its sections.
+type names struct{ title, aliases string }
+
+func nameWords(title, aliases string) names {
+	return names{strings.Join(terms(title), " "), strings.Join(terms(aliases), " ")}
+}
+
+// putWords adds a section to the keyword index. Its row holds the note's title and aliases
+// too: a query that names the note and a word of one section finds that section.
+func putWords(t *cachedTx, sectionID int64, of names, text string) error {
+	heading, body := splitSection(text)
+	return t.exec(`INSERT INTO words (rowid, title, aliases, heading, body) VALUES (?, ?, ?, ?, ?)`,
+		sectionID, of.title, of.aliases, strings.Join(terms(heading), " "), strings.Join(terms(body), " "))
+}
+
+// putNoteWords adds every section of a note to the keyword index, from what the notes and
+// sections tables hold: for a renamed note, whose new title each section's row must hold.
+func putNoteWords(t *cachedTx, noteID int64) error {
 	var title, aliases string
 	err := t.queryRow(`SELECT title, aliases FROM notes WHERE id = ?`, noteID).Scan(&title, &aliases)
 	if err != nil {
@@ -396,12 +407,9 @@ func putWords(t *cachedTx, noteID int64) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	titleWords, aliasWords := strings.Join(terms(title), " "), strings.Join(terms(aliases), " ")
+	of := nameWords(title, aliases)
 	for _, sec := range sections {
-		heading, body := splitSection(sec.text)
-		err := t.exec(`INSERT INTO words (rowid, title, aliases, heading, body) VALUES (?, ?, ?, ?, ?)`,
-			sec.id, titleWords, aliasWords, strings.Join(terms(heading), " "), strings.Join(terms(body), " "))
-		if err != nil {
+		if err := putWords(t, sec.id, of, sec.text); err != nil {
 			return err
 		}
 	}
