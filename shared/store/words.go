@@ -2,6 +2,7 @@ package store
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -159,7 +160,42 @@ func stem(word string) string {
 	if len(word) < 3 || strings.ContainsFunc(word, func(r rune) bool { return r < 'a' || r > 'z' }) {
 		return word
 	}
-	return english.Stem(word, false)
+	return stems.get(word)
+}
+
+// stems remembers the stems of the words met lately. Stemming a word costs a microsecond or
+// so, a map lookup a tenth of that, and words repeat: a few hundred make up half of any text.
+// Writing a note stems every word of it, and a keyword search every word of the sections it
+// reads.
+var stems = stemCache{words: map[string]string{}}
+
+// maxStems bounds the cache: about a megabyte. When it is full it starts again, which keeps
+// the words of the moment, the ones that repeat, at the cost of stemming them once more.
+const maxStems = 16384
+
+type stemCache struct {
+	mu    sync.Mutex
+	words map[string]string
+}
+
+func (c *stemCache) get(word string) string {
+	c.mu.Lock()
+	stemmed, ok := c.words[word]
+	c.mu.Unlock()
+	if ok {
+		return stemmed
+	}
+	// Copies: word is often a slice of a note's whole text, and Snowball returns a word it
+	// leaves alone as it is; the cache must not keep the text.
+	word = strings.Clone(word)
+	stemmed = strings.Clone(english.Stem(word, false))
+	c.mu.Lock()
+	if len(c.words) >= maxStems {
+		clear(c.words)
+	}
+	c.words[word] = stemmed
+	c.mu.Unlock()
+	return stemmed
 }
 
 // mayHaveAccent reports whether r is in the blocks of accented Latin, Greek and Cyrillic
