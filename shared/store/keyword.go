@@ -3,9 +3,12 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -80,108 +83,153 @@ func (s *Store) KeywordNotes(ctx context.Context, query string, opts Options) (h
 	if opts.Tag != "" {
 		filter += " AND " + withTag
 	}
-	// FTS5 ranks sections, and K notes are wanted. One long note can hold the first hundred
-	// sections, so ask for more while the sections read hold fewer than K notes that pass
-	// and the index may hold more.
+	enough, none := q.enough(weights, counts)
+	if none {
+		return nil, shared, nil // no section can hold MinCoverage of the query's weight
+	}
+	if enough != "" {
+		// "+" keeps SQLite from handing the ids to FTS5 one by one, each a search of its own.
+		filter += " AND +words.rowid IN (SELECT rowid FROM words WHERE words MATCH :enough)"
+	}
+	hits, err = s.rankedNotes(ctx, match, filter, enough, newCoverage(q.words, weights), opts)
+	return hits, shared, err
+}
+
+// rankedNotes reads the sections FTS5 ranks best for match, among those that pass filter, and
+// keeps the first of each note that holds MinCoverage of the query's weight, up to opts.K
+// notes.
+//
+// FTS5 ranks sections, and K notes are wanted. One long note can hold the first hundred
+// sections, so it asks for more while the sections read hold fewer than K notes that pass and
+// the index may hold more. It reads their ids first, best first, and what a result shows only
+// for the sections it judges, each once.
+func (s *Store) rankedNotes(ctx context.Context, match, filter, enough string, c coverage, opts Options) ([]Hit, error) {
+	rank := fmt.Sprintf("bm25(words, %d, %d, %d, %d)", titleWeight, aliasesWeight, headingWeight, bodyWeight)
+	from := "words"
+	if opts.Folder != "" || opts.Tag != "" {
+		from = "words JOIN sections s ON s.id = words.rowid JOIN notes n ON n.id = s.note_id"
+	}
+	// The section's id breaks ties, so that a longer list begins with the shorter one.
+	ranked := `SELECT coalesce(group_concat(id), '') FROM (
+		SELECT words.rowid AS id FROM ` + from + `
+		WHERE words MATCH :match` + filter + `
+		ORDER BY ` + rank + `, words.rowid LIMIT :limit)`
+	var hits []Hit
+	seen := map[string]bool{}
+	judged := 0
 	for limit := keywordCandidates; ; limit *= 4 {
-		var read int
-		hits, read, err = s.keywordPass(ctx, match, filter, limit, weights, opts)
-		if err != nil || len(hits) == opts.K || read < limit || limit >= maxKeywordCandidates {
-			return hits, shared, err
+		var list string
+		err := s.db.QueryRowContext(ctx, ranked, sql.Named("match", match), sql.Named("limit", limit),
+			sql.Named("enough", enough), sql.Named("folder", opts.Folder), sql.Named("tag", opts.Tag)).Scan(&list)
+		if err != nil {
+			return nil, fmt.Errorf("keyword search: %w", err)
+		}
+		ids := strings.Split(list, ",")
+		if list == "" {
+			ids = nil
+		}
+		if judged < len(ids) {
+			sections, err := s.keywordSections(ctx, ids[judged:])
+			if err != nil {
+				return nil, err
+			}
+			for _, sec := range sections {
+				if len(hits) == opts.K {
+					break
+				}
+				if seen[sec.hit.Path] {
+					continue
+				}
+				sec.hit.Score = c.share(sec.hit.Title + "\n" + sec.aliases + "\n" + sec.hit.Text)
+				if sec.hit.Score < MinCoverage {
+					continue
+				}
+				seen[sec.hit.Path] = true
+				hits = append(hits, sec.hit)
+			}
+			judged = len(ids)
+		}
+		if len(hits) == opts.K || len(ids) < limit || limit >= maxKeywordCandidates {
+			return hits, nil
 		}
 	}
 }
 
-// keywordPass reads the limit best sections for an FTS5 query, and keeps the first of each
-// note that holds MinCoverage of the query's weight, up to opts.K notes. read is how many
-// sections it read.
-func (s *Store) keywordPass(ctx context.Context, match, filter string, limit int, weights map[string]float64, opts Options) (hits []Hit, read int, err error) {
-	rank := fmt.Sprintf("bm25(words, %d, %d, %d, %d)", titleWeight, aliasesWeight, headingWeight, bodyWeight)
+// keywordSection is a section as the keyword search judges it.
+type keywordSection struct {
+	hit     Hit
+	aliases string
+}
+
+// keywordSections reads the sections with ids, in that order.
+func (s *Store) keywordSections(ctx context.Context, ids []string) ([]keywordSection, error) {
 	rows, err := s.db.QueryContext(ctx, `
 		SELECT n.path, n.title, n.aliases, s.heading, s.line, s.text
-		FROM words
-		JOIN sections s ON s.id = words.rowid
+		FROM json_each(:ids) c
+		JOIN sections s ON s.id = c.value
 		JOIN notes n ON n.id = s.note_id
-		WHERE words MATCH :match`+filter+`
-		ORDER BY `+rank+` LIMIT :limit`,
-		sql.Named("match", match), sql.Named("limit", limit),
-		sql.Named("folder", opts.Folder), sql.Named("tag", opts.Tag))
+		ORDER BY c.key`, sql.Named("ids", "["+strings.Join(ids, ",")+"]"))
 	if err != nil {
-		return nil, 0, fmt.Errorf("keyword search: %w", err)
+		return nil, fmt.Errorf("keyword search: %w", err)
 	}
 	defer rows.Close()
-
-	seen := map[string]bool{}
-	for rows.Next() && len(hits) < opts.K {
-		read++
-		var h Hit
-		var aliases string
-		if err := rows.Scan(&h.Path, &h.Title, &aliases, &h.Heading, &h.Line, (*deflated)(&h.Text)); err != nil {
-			return nil, 0, fmt.Errorf("keyword search: %w", err)
+	var sections []keywordSection
+	for rows.Next() {
+		var sec keywordSection
+		if err := rows.Scan(&sec.hit.Path, &sec.hit.Title, &sec.aliases, &sec.hit.Heading, &sec.hit.Line, (*deflated)(&sec.hit.Text)); err != nil {
+			return nil, fmt.Errorf("keyword search: %w", err)
 		}
-		if seen[h.Path] {
-			continue
-		}
-		h.Score = coverage(weights, h.Title+"\n"+aliases+"\n"+h.Text)
-		if h.Score < MinCoverage {
-			continue
-		}
-		seen[h.Path] = true
-		hits = append(hits, h)
+		sections = append(sections, sec)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("keyword search: %w", err)
+		return nil, fmt.Errorf("keyword search: %w", err)
 	}
-	return hits, read, nil
+	return sections, nil
 }
 
-// coverage is the share of the query's weight that text holds: the weights of the query's
+// coverage is the share of the query's weight that a text holds: the weights of the query's
 // words found in it, over the weights of them all.
-func coverage(weights map[string]float64, text string) float64 {
-	var found, total float64
-	inText := map[string]bool{}
-	for _, w := range terms(text) {
-		inText[w] = true
+type coverage struct {
+	bit     map[string]uint64 // each word of the query, by its place
+	weights []float64         // in that place
+	total   float64
+}
+
+// newCoverage prepares the coverage of a query's words, each with its weight.
+func newCoverage(words []string, weights map[string]float64) coverage {
+	c := coverage{bit: make(map[string]uint64, len(words))}
+	for _, w := range words {
+		c.bit[w] = 1 << len(c.weights) // at most maxQueryTerms words: 64 bits
+		c.weights = append(c.weights, weights[w])
+		c.total += weights[w]
 	}
-	for w, weight := range weights {
-		total += weight
-		if inText[w] {
-			found += weight
-		}
-	}
-	if total == 0 {
+	return c
+}
+
+// share returns the share of the query's weight in text.
+func (c coverage) share(text string) float64 {
+	if c.total == 0 {
 		return 0
 	}
-	return found / total
+	var found uint64
+	for _, w := range terms(text) {
+		found |= c.bit[w]
+	}
+	var sum float64
+	for i, weight := range c.weights {
+		if found&(1<<i) != 0 {
+			sum += weight
+		}
+	}
+	return sum / c.total
 }
 
 // wordWeights gives each word its inverse document frequency among the sections: BM25's
 // ln(1 + (N - n + 0.5) / (n + 0.5)), for N sections of which n hold the word. A word that no
 // section holds gets the largest weight. It also returns n for each word, and N.
 func (s *Store) wordWeights(ctx context.Context, words []string) (weights, counts map[string]float64, sections float64, err error) {
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM sections`).Scan(&sections); err != nil {
-		return nil, nil, 0, err
-	}
-	counts = make(map[string]float64, len(words))
-	args := make([]any, len(words))
-	for i, w := range words {
-		args[i] = w
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT term, doc FROM word_counts WHERE term IN (`+
-		strings.TrimSuffix(strings.Repeat("?,", len(words)), ",")+`)`, args...)
+	sections, counts, err = s.wordCounts.get(ctx, s.db, s.writes.Load(), words)
 	if err != nil {
-		return nil, nil, 0, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var w string
-		var n float64
-		if err := rows.Scan(&w, &n); err != nil {
-			return nil, nil, 0, err
-		}
-		counts[w] = n
-	}
-	if err := rows.Err(); err != nil {
 		return nil, nil, 0, err
 	}
 	weights = make(map[string]float64, len(words))
@@ -195,6 +243,73 @@ func (s *Store) wordWeights(ctx context.Context, words []string) (weights, count
 		}
 	}
 	return weights, counts, sections, nil
+}
+
+// wordCounts remembers how many sections hold each word, from the index as the last write left
+// it. FTS5 counts a word's sections by reading its whole list of places, so a word in most
+// sections ("the", "how") costs milliseconds at 50,000 sections, and such words are in many
+// queries. Any write may change the counts: the cache keeps those of one generation of
+// writes (Store.writes), and starts again at the next.
+type wordCounts struct {
+	mu         sync.Mutex
+	generation int64
+	sections   float64 // how many sections there are; -1 until read
+	counts     map[string]float64
+}
+
+// maxCachedWords bounds the cache of counts: a few hundred kilobytes.
+const maxCachedWords = 4096
+
+// get returns how many sections there are, and how many hold each of words, as of generation
+// (read before the index was), reading from db those it has not kept.
+func (c *wordCounts) get(ctx context.Context, db *sql.DB, generation int64, words []string) (sections float64, counts map[string]float64, err error) {
+	c.mu.Lock()
+	if c.generation != generation || c.counts == nil || len(c.counts) > maxCachedWords {
+		c.generation, c.sections, c.counts = generation, -1, map[string]float64{}
+	}
+	sections = c.sections
+	counts = make(map[string]float64, len(words))
+	var missing []any
+	for _, w := range words {
+		if n, ok := c.counts[w]; ok {
+			counts[w] = n
+		} else {
+			missing = append(missing, w)
+		}
+	}
+	c.mu.Unlock()
+
+	if sections < 0 {
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sections`).Scan(&sections); err != nil {
+			return 0, nil, err
+		}
+	}
+	read := map[string]float64{}
+	if len(missing) > 0 {
+		// One word at a time: fts5vocab finds a word by "term = ?" directly.
+		stmt, err := db.PrepareContext(ctx, `SELECT doc FROM word_counts WHERE term = ?`)
+		if err != nil {
+			return 0, nil, err
+		}
+		defer stmt.Close()
+		for _, w := range missing {
+			var n float64
+			if err := stmt.QueryRowContext(ctx, w).Scan(&n); err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return 0, nil, err
+			}
+			read[w.(string)], counts[w.(string)] = n, n
+		}
+	}
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.generation == generation { // no write since: what was read is current
+		c.sections = sections
+		for w, n := range read {
+			c.counts[w] = n
+		}
+	}
+	return sections, counts, nil
 }
 
 // keywordQuery is a search query taken apart for the keyword index.
@@ -267,6 +382,76 @@ func (q keywordQuery) match(counts map[string]float64, sections float64) string 
 		match += " AND " + quote(p...)
 	}
 	return match
+}
+
+// maxEnoughWords and maxEnoughSets bound the work of enough: 2^maxEnoughWords sums, and a
+// query of at most maxEnoughSets groups for FTS5.
+const (
+	maxEnoughWords = 12
+	maxEnoughSets  = 64
+)
+
+// enough writes an FTS5 query that matches the sections whose words could hold MinCoverage of
+// the query's weight: any set of the query's words that weighs enough, and whose every word is
+// needed. A section that holds none of these sets fails the coverage check whatever its rank,
+// so the search need not read it; where a word in most sections ranks thousands of sections
+// that fail, this saves reading every one of them. It returns "" when every section the match
+// finds might pass anyway, or when the words are too many to list their sets, and none when no
+// section can pass.
+//
+// The sets are found a little generously (a sum within a billionth of the bound counts), so
+// that the coverage check, which adds the same weights in another order, has the last word.
+func (q keywordQuery) enough(weights, counts map[string]float64) (match string, none bool) {
+	var total float64
+	var held []string // the words some section holds: only these can be found
+	for _, w := range q.words {
+		total += weights[w]
+		if counts[w] > 0 {
+			held = append(held, w)
+		}
+	}
+	if len(held) > maxEnoughWords {
+		return "", false
+	}
+	need := MinCoverage * total * (1 - 1e-9)
+	sum := make([]float64, 1<<len(held))
+	var sets []uint
+	singles := 0
+	for set := uint(1); set < uint(len(sum)); set++ {
+		low := set & -set
+		sum[set] = sum[set&^low] + weights[held[bits.TrailingZeros(low)]]
+		if sum[set] < need {
+			continue
+		}
+		minimal := true
+		for rest := set; rest != 0 && minimal; rest &= rest - 1 {
+			minimal = sum[set&^(rest&-rest)] < need
+		}
+		if minimal {
+			sets = append(sets, set)
+			if bits.OnesCount(set) == 1 {
+				singles++
+			}
+		}
+	}
+	switch {
+	case len(sets) == 0:
+		return "", true
+	case singles == len(held), len(sets) > maxEnoughSets:
+		// Any word the index holds is enough, or the sets are too many to ask for.
+		return "", false
+	}
+	alternatives := make([]string, len(sets))
+	for i, set := range sets {
+		var words []string
+		for j, w := range held {
+			if set&(1<<j) != 0 {
+				words = append(words, quote(w))
+			}
+		}
+		alternatives[i] = "(" + strings.Join(words, " AND ") + ")"
+	}
+	return strings.Join(alternatives, " OR "), false
 }
 
 // quote writes words as an FTS5 phrase: "a b c" matches the words together, in order. terms

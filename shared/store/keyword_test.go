@@ -1,7 +1,10 @@
 package store
 
 import (
+	"database/sql"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -155,4 +158,105 @@ func TestKeywordNotesOneLongNoteCannotFlood(t *testing.T) {
 	if all := keywordSearch(t, s, `"zebra"`, Options{K: 20}); len(all) != 13 {
 		t.Errorf(`"zebra" with limit 20 finds %d notes, want all 13`, len(all))
 	}
+}
+
+// TestKeywordNotesAsDefined compares KeywordNotes, which reads only the sections that can pass
+// (see keywordQuery.enough) and each once, with its definition: every section in the order FTS5
+// ranks it, judged one by one, until K notes pass. On Zipf-distributed text, with queries of a
+// common, a middling and a rare word as well as single words, phrases and filters, both must
+// return the same notes, with the same sections and scores.
+func TestKeywordNotesAsDefined(t *testing.T) {
+	s := newIndex(t)
+	r := rand.New(rand.NewPCG(7, 8))
+	data := randomCorpus(r, 600, 4, testEmbedder.Dimension)
+	for i := range data.notes {
+		for j := range data.notes[i].vectors {
+			data.notes[i].vectors[j] = []float32{1, 0, 0, 0}
+		}
+	}
+	data.put(t, s)
+	var queries []string
+	for range 60 {
+		queries = append(queries,
+			fmt.Sprintf("%s %s %s", wordName(r.Uint64N(10)), wordName(100+r.Uint64N(900)), wordName(5000+r.Uint64N(vocabulary-5000))),
+			fmt.Sprintf("%s %s", wordName(10+r.Uint64N(90)), wordName(10+r.Uint64N(90))),
+			wordName(r.Uint64N(2000)),
+			fmt.Sprintf("%s %s %s %s unheardof", wordName(r.Uint64N(50)), wordName(r.Uint64N(500)), wordName(r.Uint64N(500)), wordName(r.Uint64N(5000))),
+			fmt.Sprintf(`"%s %s" %s`, wordName(r.Uint64N(5)), wordName(r.Uint64N(5)), wordName(r.Uint64N(300))),
+		)
+	}
+	matched := 0
+	for i, query := range queries {
+		opts := Options{K: 1 + i%20}
+		if i%3 == 0 {
+			opts.Folder = fmt.Sprintf("F%d", i%folders)
+		}
+		got, gotShared, err := s.KeywordNotes(t.Context(), query, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantShared := keywordNotesAsDefined(t, s, query, opts)
+		if gotShared != wantShared || len(got) != len(want) {
+			t.Fatalf("%q %+v: %d notes (%d words shared), want %d (%d)\n got %v\nwant %v", query, opts, len(got), gotShared, len(want), wantShared, paths(got), paths(want))
+		}
+		for j := range want {
+			if got[j].Path != want[j].Path || got[j].Heading != want[j].Heading || math.Abs(got[j].Score-want[j].Score) > 1e-12 {
+				t.Fatalf("%q %+v: #%d is %s %q (%.4f), want %s %q (%.4f)", query, opts, j,
+					got[j].Path, got[j].Heading, got[j].Score, want[j].Path, want[j].Heading, want[j].Score)
+			}
+		}
+		if len(want) > 0 {
+			matched++
+		}
+	}
+	if matched < len(queries)/3 {
+		t.Errorf("only %d of %d queries found anything: the test says little", matched, len(queries))
+	}
+}
+
+// keywordNotesAsDefined is KeywordNotes read off its definition, without its shortcuts.
+func keywordNotesAsDefined(t *testing.T, s *Store, query string, opts Options) (hits []Hit, shared int) {
+	q := parseQuery(query)
+	weights, counts, sections, err := s.wordWeights(t.Context(), q.words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range counts {
+		if n > 0 {
+			shared++
+		}
+	}
+	match := q.match(counts, sections)
+	if match == "" {
+		return nil, shared
+	}
+	filter := ""
+	if opts.Folder != "" {
+		filter = " AND " + inFolder
+	}
+	rows, err := s.db.QueryContext(t.Context(), `
+		SELECT n.path, n.title, n.aliases, s.heading, s.line, s.text
+		FROM words JOIN sections s ON s.id = words.rowid JOIN notes n ON n.id = s.note_id
+		WHERE words MATCH :match`+filter+`
+		ORDER BY bm25(words, 10, 10, 3, 1), words.rowid LIMIT :limit`,
+		sql.Named("match", match), sql.Named("limit", maxKeywordCandidates), sql.Named("folder", opts.Folder))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	c := newCoverage(q.words, weights)
+	seen := map[string]bool{}
+	for rows.Next() && len(hits) < opts.K {
+		var h Hit
+		var aliases string
+		if err := rows.Scan(&h.Path, &h.Title, &aliases, &h.Heading, &h.Line, (*deflated)(&h.Text)); err != nil {
+			t.Fatal(err)
+		}
+		if h.Score = c.share(h.Title + "\n" + aliases + "\n" + h.Text); seen[h.Path] || h.Score < MinCoverage {
+			continue
+		}
+		seen[h.Path] = true
+		hits = append(hits, h)
+	}
+	return hits, shared
 }

@@ -59,6 +59,11 @@ type Store struct {
 
 	signs signIndex // the first pass of a search, in memory
 
+	// writes counts the write transactions committed, so that what is kept in memory about
+	// the index (wordCounts) knows when it is out of date.
+	writes     atomic.Int64
+	wordCounts wordCounts
+
 	// write runs fn in one write transaction: transact, unless KeepCompact has wrapped it
 	// with what a server that writes while it serves must do at every write.
 	write func(ctx context.Context, changes *signChanges, fn func(*sql.Tx) error) error
@@ -245,6 +250,7 @@ func (s *Store) commit(tx *sql.Tx, changes *signChanges) error {
 	if err := tx.Commit(); err != nil {
 		return err
 	}
+	s.writes.Add(1)
 	if changes != nil {
 		s.signs.apply(changes)
 	}
