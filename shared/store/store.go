@@ -148,17 +148,21 @@ func Open(ctx context.Context, path string, cfg Config) (s *Store, err error) {
 	}
 
 	// The function runs on every new connection: these settings belong to a connection,
-	// not to the file. vec0 keeps the signs of 1024 vectors in one blob, which each write
-	// reads and writes whole; a 16 MiB page cache (SQLite's default is 2 MiB) keeps such
-	// blobs and the tables' upper pages in memory while a vault is indexed. The write-ahead
-	// log is copied into the file every 1,024 pages (4 MiB) and cut back to 4 MiB when it
-	// starts again from the top: SQLite otherwise keeps the log at the largest size a burst of
-	// writes gave it, often more than the index itself.
+	// not to the file. Each connection is a SQLite of its own, with its page cache in its own
+	// WebAssembly memory: 4 MiB (SQLite's default is 2 MiB) holds the tables' upper pages and
+	// the blob of signs that each write to vec0 reads and writes whole, and the four
+	// connections stay within 16 MiB however large the index grows. The write-ahead log is
+	// copied into the file every 1,024 pages (4 MiB) and cut back to 4 MiB when it starts
+	// again from the top: SQLite otherwise keeps the log at the largest size a burst of writes
+	// gave it, often more than the index itself. synchronous = NORMAL syncs the log to disk
+	// when it is copied into the file, not at every commit: a power cut may lose the last
+	// transactions, never the file's consistency, and the index is derived data, whose next
+	// start indexes those notes again.
 	db, err := driver.Open(path, func(c *sqlite3.Conn) error {
 		if err := c.BusyTimeout(cfg.BusyTimeout); err != nil {
 			return err
 		}
-		return c.Exec(`PRAGMA foreign_keys = ON; PRAGMA cache_size = -16384;
+		return c.Exec(`PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -4096;
 			PRAGMA wal_autocheckpoint = 1024; PRAGMA journal_size_limit = 4194304`)
 	})
 	if err != nil {
