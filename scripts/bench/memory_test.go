@@ -17,7 +17,8 @@ import (
 // server's peak resident memory up to the moment its index is up to date (see peakKiB). A
 // first index reads, parses and embeds every note. It then restarts the server over that
 // index and reports its peak while it serves: forty searches and forty backlink lookups.
-// Per section and per link, the peaks and the index file's size.
+// Per section and per link, the peaks and the index file's size; the index's size per byte
+// of the notes' Markdown too.
 func BenchmarkMemory(b *testing.B) {
 	sizes := []int{1_000, 10_000, 50_000}
 	if testing.Short() {
@@ -57,6 +58,7 @@ func BenchmarkMemory(b *testing.B) {
 			b.ReportMetric(float64(peakKiB)*1024/sections, "peak-B/section")
 			b.ReportMetric(float64(peakKiB)*1024/float64(stats.Links), "peak-B/link")
 			b.ReportMetric(float64(run.dbBytes)/sections, "index-B/section")
+			b.ReportMetric(float64(run.dbBytes)/float64(stats.Bytes), "index-B/markdown-B")
 		})
 	}
 }

@@ -26,22 +26,28 @@ func BenchmarkParse(b *testing.B) {
 		benchParse(b, generateVault(b, notes))
 	})
 	b.Run("real-vaults", func(b *testing.B) {
-		root, err := testvaults.Root()
-		if err != nil {
-			b.Skipf("real vaults not available (%v); %s", err, testvaults.Fetch)
-		}
-		entries, err := os.ReadDir(root)
-		if err != nil {
-			b.Fatal(err)
-		}
-		var dirs []string
-		for _, e := range entries {
-			if e.IsDir() {
-				dirs = append(dirs, testvaults.Dir(b, e.Name()))
-			}
-		}
-		benchParse(b, dirs...)
+		benchParse(b, realVaults(b)...)
 	})
+}
+
+// realVaults returns the folder of every vault in ../shared/vaults, and skips the benchmark
+// when they are absent.
+func realVaults(b *testing.B) []string {
+	root, err := testvaults.Root()
+	if err != nil {
+		b.Skipf("real vaults not available (%v); %s", err, testvaults.Fetch)
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var dirs []string
+	for _, e := range entries {
+		if e.IsDir() {
+			dirs = append(dirs, testvaults.Dir(b, e.Name()))
+		}
+	}
+	return dirs
 }
 
 // benchParse parses every note of the vaults in dirs, as a loop iteration, and reports the
