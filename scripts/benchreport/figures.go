@@ -72,18 +72,18 @@ var sections = []section{
 			{What: "stand-in without latency", Bench: "BenchmarkIndexing/zero-latency",
 				Value: s("index-s"), Bound: s("embed-bound-s"), BoundWhat: "embedding alone", Ratio: "x-bound",
 				Target: "≤ 1.5×", MaxRatio: 1.5,
-				Miss: "Without latency the stand-in answers in well under a millisecond a section, and the server's own work is what is left: writing each section to SQLite, which runs in WebAssembly (its row, its exact vector, its signs in vec0, its words in FTS5), storing every note's links, and reading and parsing every note twice, once for its links and once for its sections. Writing is most of it. Closing the gap to 1.5× would take a database write several times cheaper than SQLite in WebAssembly gives here (a native SQLite through cgo, which this project gives up to build without a C compiler), or fewer indexes to keep: no keyword index, no link graph."},
+				Miss: "Without latency the stand-in answers in well under a millisecond a section, and the server's own work is what is left: writing each section to SQLite, which runs in WebAssembly (its row, its vector, its signs in vec0, its words in FTS5), storing every note's links, and reading and parsing every note twice, once for its links and once for its sections. Writing is most of it. Closing the gap to 1.5× would take a database write several times cheaper than SQLite in WebAssembly gives here (a native SQLite through cgo, which this project gives up to build without a C compiler), or fewer indexes to keep: no keyword index, no link graph."},
 			{What: "stand-in with 5 ms a request and 1 ms an input", Bench: "BenchmarkIndexing/simulated-latency",
 				Value: s("index-s"), Bound: s("embed-bound-s"), BoundWhat: "embedding alone", Ratio: "x-bound",
 				Target: "≤ 1.05×", MaxRatio: 1.05,
-				Miss: "One goroutine writes the index: each batch of notes, and the notes' links whenever it waits, while the model embeds the next batches. Here the writer is the slower of the two: writing 256 sections (each a row, an exact vector, its signs in vec0 and its words in FTS5) takes longer than the stand-in needs to embed them at 1 ms an input, so the model waits for the writer. Besides that: reading the notes between batches, the last request of a batch (256 chunks rarely split into whole requests of 32), and the last batch's writes. A cheaper write would close most of it (see the row above); a slower model, as Ollama on a CPU is, leaves the writer time to spare."},
+				Miss: "One goroutine writes the index: each batch of notes, and the notes' links whenever it waits, while the model embeds the next batches. Here the writer is the slower of the two: writing 256 sections (each a row, a vector, its signs in vec0 and its words in FTS5) takes longer than the stand-in needs to embed them at 1 ms an input, so the model waits for the writer. Besides that: reading the notes between batches, the last request of a batch (256 chunks rarely split into whole requests of 32), and the last batch's writes. A cheaper write would close most of it (see the row above); a slower model, as Ollama on a CPU is, leaves the writer time to spare."},
 			{What: "one request per section (the original tutorial's way), per section", Bench: "BenchmarkIndexing/one-per-section",
 				Value: ms("per-section-ms"), Bound: ms("batched-per-section-ms"), BoundWhat: "batches of 32, two in flight (ours)", Ratio: "x-batched"},
 		},
 	},
 	{
 		Title: "Search",
-		Intro: "k = 20 nearest sections among 768-dimension vectors gathered around topics of about 100 sections, as a model's are: the sections' signs (kept in sqlite-vec's vec0 table, compared in memory), then the exact vectors of the best candidates, read from the index file, against a brute-force scan of the same vectors in memory. Recall: the share of the exact 20 nearest that the search returns. Hybrid: the 20 best notes by keywords (FTS5, three-word queries of a common, a middling and a rare word over Zipf-distributed text) and by vectors, asked at once as step 6 does, against the vectors alone. Query embedding not included.",
+		Intro: "k = 20 nearest sections among 768-dimension vectors gathered around topics of about 100 sections, as a model's are: the sections' signs (kept in sqlite-vec's vec0 table, compared in memory), then the stored vectors of the best candidates (a signed byte a number and a scale), read from the index file, against a brute-force scan of the model's float32 vectors in memory. Recall: the share of the 20 nearest by the float32 vectors that the search returns. Hybrid: the 20 best notes by keywords (FTS5, three-word queries of a common, a middling and a rare word over Zipf-distributed text) and by vectors, asked at once as step 6 does, against the vectors alone. Query embedding not included.",
 		Rows: []figure{
 			searchRow("1,000 sections", "sections=1000", 0, false),
 			searchRow("10,000 sections", "sections=10000", 5, false),
@@ -109,7 +109,7 @@ var sections = []section{
 			{What: "index file at its largest on the way", Bench: "BenchmarkChurn/compacting",
 				Value: metric{Unit: "peak-MiB", Label: "MiB"}, Bound: metric{Unit: "fresh-MiB", Label: "MiB"}, BoundWhat: "fresh index", Ratio: "x-peak-size-fresh",
 				Target: "≤ 1.3×", MaxRatio: 1.3,
-				Miss: "The largest size comes just before a compaction; store.MinLiveShare decides it."},
+				Miss: "The largest size comes just before a compaction; store.MinLiveShare decides it. With vectors of a byte a number, a quarter of what they were, the waste that compaction clears (keyword segments that still hold deleted sections, the signs' dead slots, part-empty pages) is a larger share of a smaller file."},
 			{What: "search p50 after 10,000 changes", Bench: "BenchmarkChurn/compacting",
 				Value: ms("search-p50-ms"), Bound: ms("fresh-search-p50-ms"), BoundWhat: "fresh index", Ratio: "x-search-fresh",
 				Target: "≤ 1.3×", MaxRatio: 1.3,
@@ -293,7 +293,7 @@ func searchRow(what, size string, maxMS float64, long bool) figure {
 		Value: ms("p50-ms"), Extra: ms("p99-ms"), ExtraWhat: "p99", Bound: ms("scan-p50-ms"), BoundWhat: "scan in memory, p50", Ratio: "x-bound"}
 	if maxMS > 0 {
 		f.Target, f.MaxValue = fmt.Sprintf("p50 ≤ %g ms", maxMS), maxMS
-		f.Miss = "A search compares the signs of every section in memory (about a millisecond at 50,000 sections), then reads the exact vectors of a few hundred candidates from the index file. A miss means one of the two grew: more candidates per hit (candidatesPerHit, minCandidates in shared/store/search.go), a cold page cache, or a machine too busy to give the search a core."
+		f.Miss = "A search compares the signs of every section in memory (about a millisecond at 50,000 sections), then reads the stored vectors of a few hundred candidates from the index file. A miss means one of the two grew: more candidates per hit (candidatesPerHit, minCandidates in shared/store/search.go), a cold page cache, or a machine too busy to give the search a core."
 	}
 	return f
 }
