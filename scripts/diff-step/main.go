@@ -178,46 +178,82 @@ func printShared(ctx context.Context, root string, prev, step transcript.Step, s
 // it would make every section that shows it look changed.
 var serverVersion = regexp.MustCompile(`"version": ?"\d+\.\d+\.\d+"`)
 
+// sectionChanges is what a step's transcript does to the one before it, by section title.
+type sectionChanges struct {
+	before, after           int      // the sections of each transcript
+	added, changed, retired []string // titles; changed leaves out versionOnly
+	versionOnly             int      // kept sections that differ only in the server's version
+}
+
+// kept is how many of the earlier transcript's sections the step's transcript keeps.
+func (c sectionChanges) kept() int { return c.before - len(c.retired) }
+
+// compareSections compares step's transcript with prev's, section by section.
+func compareSections(root string, prev, step transcript.Step) (sectionChanges, error) {
+	read := func(s transcript.Step) ([]transcript.Section, error) {
+		return transcript.ParseFile(filepath.Join(root, "steps", s.Name, "transcript.txt"))
+	}
+	before, err := read(prev)
+	if err != nil {
+		return sectionChanges{}, err
+	}
+	after, err := read(step)
+	if err != nil {
+		return sectionChanges{}, err
+	}
+	c := sectionChanges{before: len(before), after: len(after)}
+	earlier := map[string]string{}
+	for _, sec := range before {
+		earlier[sec.Title] = sec.Text
+	}
+	later := map[string]bool{}
+	for _, sec := range after {
+		later[sec.Title] = true
+		text, ok := earlier[sec.Title]
+		switch {
+		case !ok:
+			c.added = append(c.added, sec.Title)
+		case text == sec.Text:
+		case withoutVersion(text) == withoutVersion(sec.Text):
+			c.versionOnly++
+		default:
+			c.changed = append(c.changed, sec.Title)
+		}
+	}
+	for _, sec := range before {
+		if !later[sec.Title] {
+			c.retired = append(c.retired, sec.Title)
+		}
+	}
+	return c, nil
+}
+
+func withoutVersion(text string) string {
+	return serverVersion.ReplaceAllString(text, `"version":"…"`)
+}
+
 // printSections sums up what step's transcript changes from prev's: the titles of the
-// sections it adds, of those whose commands or answers changed, and of those it retires.
+// sections it adds, of those whose commands or answers changed, and of those it retires. The
+// sections that changed only in the server's version are counted, not listed: every step
+// reports its own.
 func printSections(root string, prev, step transcript.Step, stdout io.Writer) error {
-	read := func(s transcript.Step) (map[string]string, []string, error) {
-		sections, err := transcript.ParseFile(filepath.Join(root, "steps", s.Name, "transcript.txt"))
-		if err != nil {
-			return nil, nil, err
-		}
-		texts, titles := map[string]string{}, []string{}
-		for _, sec := range sections {
-			texts[sec.Title] = serverVersion.ReplaceAllString(sec.Text, `"version":"…"`)
-			titles = append(titles, sec.Title)
-		}
-		return texts, titles, nil
-	}
-	before, beforeTitles, err := read(prev)
+	c, err := compareSections(root, prev, step)
 	if err != nil {
 		return err
 	}
-	after, afterTitles, err := read(step)
-	if err != nil {
-		return err
+	fmt.Fprintf(stdout, "\ntranscript.txt: %d sections, %d kept of step %s's %d; %d added (+), %d changed (~), %d retired (-)",
+		c.after, c.kept(), prev.Name, c.before, len(c.added), len(c.changed), len(c.retired))
+	if c.versionOnly > 0 {
+		fmt.Fprintf(stdout, "; %d more changed only in the server's version (not listed)", c.versionOnly)
 	}
-	var added, changed, retired []string
-	for _, title := range afterTitles {
-		if text, ok := before[title]; !ok {
-			added = append(added, "+ "+title)
-		} else if text != after[title] {
-			changed = append(changed, "~ "+title)
+	fmt.Fprintln(stdout)
+	for _, group := range []struct {
+		mark   string
+		titles []string
+	}{{"+", c.added}, {"~", c.changed}, {"-", c.retired}} {
+		for _, title := range group.titles {
+			fmt.Fprintln(stdout, group.mark, title)
 		}
-	}
-	for _, title := range beforeTitles {
-		if _, ok := after[title]; !ok {
-			retired = append(retired, "- "+title)
-		}
-	}
-	fmt.Fprintf(stdout, "\ntranscript.txt: %d sections added (+), %d changed (~), %d retired (-)\n",
-		len(added), len(changed), len(retired))
-	for _, line := range slices.Concat(added, changed, retired) {
-		fmt.Fprintln(stdout, line)
 	}
 	return nil
 }

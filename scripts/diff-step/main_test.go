@@ -2,8 +2,15 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"vaultmcp/scripts/transcript"
 )
 
 // Each step's listing shows the shared declarations it starts to use, and none that a later
@@ -97,4 +104,65 @@ func TestGoSumLeftOut(t *testing.T) {
 	if !strings.Contains(out.String(), " files changed, ") || !strings.Contains(out.String(), "(go.sum's among them, not shown)\n") {
 		t.Error("make diff 2's total does not say that it counts go.sum")
 	}
+}
+
+// TestChaptersQuoteTheCounts: the counts each chapter gives of its step's transcript (the
+// sections the test run passes, how many of the step before's it keeps, and how many of those
+// changed) are the ones make diff prints, version-only changes included.
+func TestChaptersQuoteTheCounts(t *testing.T) {
+	root, err := transcript.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := transcript.Steps(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		passed  = regexp.MustCompile("`step [0-9a-z-]+: ([0-9]+) passed, 0 failed`")
+		keeps   = regexp.MustCompile(`transcript keeps\s+(all |the )?(\w+)\s+(?:of the (\w+) )?sections of step`)
+		changed = regexp.MustCompile(`(\w+) of (?:them|the old ones) changed`)
+	)
+	for i := 2; i < len(steps); i++ {
+		prev, step := steps[i-1], steps[i]
+		t.Run(step.Name, func(t *testing.T) {
+			c, err := compareSections(root, prev, step)
+			if err != nil {
+				t.Fatal(err)
+			}
+			chapter, err := os.ReadFile(filepath.Join(root, "guide", step.Name+".md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := strings.Join(strings.Fields(string(chapter)), " ")
+			check := func(what string, re *regexp.Regexp, group int, want int) {
+				m := re.FindStringSubmatch(text)
+				if m == nil {
+					t.Errorf("guide/%s.md gives no count of %s (want %d, as make diff %d prints)", step.Name, what, want, i+1)
+					return
+				}
+				if got := number(m[group]); got != want {
+					t.Errorf("guide/%s.md says %q: %s is %d, make diff %d prints %d", step.Name, m[0], what, got, i+1, want)
+				}
+			}
+			check("the sections passed", passed, 1, c.after)
+			check("the sections kept", keeps, 2, c.kept())
+			if m := keeps.FindStringSubmatch(text); m != nil && m[3] != "" {
+				check("the earlier step's sections", keeps, 3, c.before)
+			} else if m != nil && c.kept() != c.before {
+				t.Errorf("guide/%s.md says %q, but step %s retires %d sections", step.Name, m[0], step.Name, len(c.retired))
+			}
+			check("the sections changed", changed, 1, len(c.changed)+c.versionOnly)
+		})
+	}
+}
+
+// number reads a count written in digits or, up to twenty, in words; -1 when it is neither.
+func number(s string) int {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	words := []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+		"eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"}
+	return slices.Index(words, strings.ToLower(s))
 }
