@@ -483,3 +483,95 @@ func TestAppendixCountsTheTools(t *testing.T) {
 		t.Errorf("the appendix's sentence on the tools (%q) does not say that -read-only leaves %d, the tools whose readOnlyHint is true", m[2], readers)
 	}
 }
+
+// TestEveryChangedFileIsNamed checks that a chapter names, in its prose, every file its step
+// adds or changes (the Go files that are not tests), so a reader who opens the step's folder
+// knows which file holds what the chapter teaches. A file whose only change is the server's
+// version is not a change to teach: every chapter gives its step's version where it counts
+// the transcript's changes.
+func TestEveryChangedFileIsNamed(t *testing.T) {
+	root, steps := rootAndSteps(t)
+	for i := 1; i < len(steps); i++ {
+		prev, step := steps[i-1], steps[i]
+		chapter, err := os.ReadFile(filepath.Join(root, "guide", step.Name+".md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		prose := withoutComments(withoutCode(string(chapter)))
+		changed, err := changedFiles(filepath.Join(root, "steps", prev.Name), filepath.Join(root, "steps", step.Name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range changed {
+			if !regexp.MustCompile(`(^|[^\w/.-])` + regexp.QuoteMeta(name) + `\b`).MatchString(prose) {
+				t.Errorf("guide/%s.md does not name %s, which step %d adds or changes: name it where the chapter teaches it",
+					step.Name, name, step.Number)
+			}
+		}
+	}
+}
+
+// changedFiles lists the Go files of dir, tests left out, that prevDir lacks or holds
+// otherwise, once the server's version is hidden in both.
+func changedFiles(prevDir, dir string) ([]string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return nil, err
+	}
+	var changed []string
+	for _, f := range files {
+		name := filepath.Base(f)
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		now, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		before, err := os.ReadFile(filepath.Join(prevDir, name))
+		if err != nil && !os.IsNotExist(err) {
+			return nil, err
+		}
+		if err != nil || withoutVersion(string(before)) != withoutVersion(string(now)) {
+			changed = append(changed, name)
+		}
+	}
+	return changed, nil
+}
+
+// versionNumber is the server's version as main.go gives it to server.NewMCPServer,
+// "0.6.0": each step has its own.
+var versionNumber = regexp.MustCompile(`"\d+\.\d+\.\d+"`)
+
+func withoutVersion(src string) string { return versionNumber.ReplaceAllString(src, `"…"`) }
+
+// withoutComments drops the HTML comments that open a line, such as the markers that name an
+// excerpt's source: a reader of the rendered chapter does not see them. A "<!--" within a line
+// of prose is text, as Markdown has it.
+func withoutComments(markdown string) string {
+	return htmlComment.ReplaceAllString(markdown, "")
+}
+
+var htmlComment = regexp.MustCompile(`(?ms)^<!--.*?-->`)
+
+func TestChangedFiles(t *testing.T) {
+	prev, dir := t.TempDir(), t.TempDir()
+	write := func(dir, name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(prev, "main.go", "package main\n\nvar s = server.NewMCPServer(\"vaultmcp\", \"0.5.0\")\n")
+	write(dir, "main.go", "package main\n\nvar s = server.NewMCPServer(\"vaultmcp\", \"0.6.0\")\n")
+	write(prev, "tools.go", "package main\n")
+	write(dir, "tools.go", "package main\n\nfunc addTools() {}\n")
+	write(dir, "new.go", "package main\n")
+	write(dir, "new_test.go", "package main\n")
+	got, err := changedFiles(prev, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"new.go", "tools.go"}; !slices.Equal(got, want) {
+		t.Errorf("changedFiles = %v, want %v (a change of version alone is no change)", got, want)
+	}
+}
