@@ -147,7 +147,7 @@ bench: ## run every benchmark and write BENCHMARKS.md, with its charts in benchm
 # eval skips that model, says so, and leaves BENCHMARKS.md as it is too. Indexes and vectors
 # are kept in your cache folder (~/.cache/vaultmcp on Linux): the first run embeds every note
 # with the model, later runs over unchanged notes embed nothing.
-eval: use-standin-deps ## measure search on the labelled sets in scripts/eval, offline and with a real model (USE-lite), and put the tables in BENCHMARKS.md (the first run 3-7 minutes, then under a minute)
+eval: use-standin-deps ## measure search on the labelled sets in scripts/eval, offline and with a real model (USE-lite), and put the tables in BENCHMARKS.md (the first run 3-7 minutes, then about a minute)
 	go run ./scripts/eval -write BENCHMARKS.md
 
 # Some tests and benchmarks read real vaults written by other people, which this repository does
