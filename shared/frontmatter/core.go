@@ -254,6 +254,23 @@ func misplacedValue(lines []string, tokens token.Tokens) error {
 	return nil
 }
 
+// breakLoneCRs turns each carriage return that no line feed follows into a line feed. YAML
+// reads a lone "\r" as a line break, as goccy does when it numbers lines; the lines here are
+// split at "\n". Both are one byte and the same break to YAML, so after this both count the same
+// lines, and an edit or an error meant for one line lands on it.
+func breakLoneCRs(raw string) string {
+	if !strings.Contains(raw, "\r") {
+		return raw
+	}
+	b := []byte(raw)
+	for i, c := range b {
+		if c == '\r' && (i+1 == len(b) || b[i+1] != '\n') {
+			b[i] = '\n'
+		}
+	}
+	return string(b)
+}
+
 // nextToken returns the index of the first token after i that is not a comment, or -1.
 func nextToken(tokens token.Tokens, i int) int {
 	for j := i + 1; j < len(tokens); j++ {
@@ -283,6 +300,7 @@ func indentation(tokens token.Tokens, colon int) int {
 // misplacedValue. Only values change, on their own lines, so the lines of goccy's errors
 // stay where they were.
 func prepare(raw string) (string, error) {
+	raw = breakLoneCRs(raw)
 	tokens := lexer.Tokenize(raw)
 	for _, tk := range tokens {
 		if tk.Type == token.InvalidType {

@@ -1,6 +1,7 @@
 package frontmatter
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/big"
@@ -186,4 +187,21 @@ func core12(v string) any {
 		return math.NaN()
 	}
 	return v
+}
+
+// A carriage return with no line feed after it ends a line in YAML, as in old Mac files. The
+// lines prepare edits must be the ones goccy numbers, or an edit lands on the wrong line, or past
+// the last (a fuzzed note once made Split panic).
+func TestLoneCarriageReturns(t *testing.T) {
+	fm, _, _ := Split("---\n\r\r:\n0\n---")
+	if fm.Err == nil {
+		t.Errorf("Split read %v from a frontmatter of a key without a name and a misplaced value; want an error", fm.Fields)
+	}
+	fm, _, _ = Split("---\na: 1\rzip: 01234\r\ntags:\r- x\n---\n")
+	if fm.Err != nil {
+		t.Fatalf("Split: %v", fm.Err)
+	}
+	if got, _ := json.Marshal(fm.Fields); string(got) != `{"a":1,"tags":["x"],"zip":1234}` {
+		t.Errorf("Split read %s; want each line ended by a lone \\r read as a line of its own, 01234 as 1234", got)
+	}
 }
