@@ -35,11 +35,11 @@ func CheckMode(mode string) error {
 	return fmt.Errorf("unknown embedder %q: use auto, ollama or offline", mode)
 }
 
-// ChooseModel is Choose with another Ollama model than DefaultModel. The length of a model's
-// vectors is not in Ollama's list of models, so for any model but DefaultModel it is measured
-// by embedding one short text.
-func ChooseModel(ctx context.Context, mode, model string, client *api.Client, logger *slog.Logger) (Embedder, error) {
-	ollama := NewOllama(client, model)
+// ChooseModel is Choose with another Ollama model than DefaultModel, and opts for it (such as
+// WithShortVectors). The length of a model's vectors is not in Ollama's list of models, so for
+// any model but DefaultModel it is measured by embedding one short text.
+func ChooseModel(ctx context.Context, mode, model string, client *api.Client, logger *slog.Logger, opts ...Option) (Embedder, error) {
+	ollama := NewOllama(client, model, opts...)
 	ready := func(ctx context.Context) error {
 		err := ollama.Check(ctx)
 		if err == nil && !sameModel(ollama.Model(), DefaultModel) {

@@ -112,3 +112,64 @@ func TestChooseModelMeasuresItsDimensions(t *testing.T) {
 		t.Fatalf("a missing model: %v, want ErrModelMissing naming `ollama pull no-such-model`", err)
 	}
 }
+
+// WithShortVectors asks Ollama for the first numbers of each vector, for documents, queries
+// and the measuring of a model's length alike, and the embedder then expects that length.
+// The cut vector points where the whole one's first numbers point: Ollama cuts, then scales.
+func TestShortVectorsAreTheFirstNumbersAtUnitLength(t *testing.T) {
+	server := ollamatest.NewServer(ollamatest.Options{})
+	defer server.Close()
+	logger := slog.New(slog.DiscardHandler)
+	whole, err := embed.ChooseModel(t.Context(), "ollama", embed.DefaultModel, server.Client(), logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, err := embed.ChooseModel(t.Context(), "ollama", embed.DefaultModel, server.Client(), logger, embed.WithShortVectors(256))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.Dimensions() != 768 || short.Dimensions() != 256 {
+		t.Fatalf("Dimensions = %d and %d, want 768 and 256", whole.Dimensions(), short.Dimensions())
+	}
+	text := "a sourdough starter needs feeding twice a day"
+	w, err := whole.EmbedDocuments(t.Context(), []string{text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := short.EmbedDocuments(t.Context(), []string{text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := short.EmbedQuery(t.Context(), text)
+	if err != nil || len(q) != 256 {
+		t.Fatalf("EmbedQuery = %d numbers, %v; want 256", len(q), err)
+	}
+	if len(s[0]) != 256 {
+		t.Fatalf("EmbedDocuments gave %d numbers, want 256", len(s[0]))
+	}
+	if c := embed.Cosine(s[0], w[0][:256]); c < 0.9999 {
+		t.Errorf("the cut vector's cosine with the whole one's first 256 numbers is %v, want 1", c)
+	}
+	if c := embed.Cosine(s[0], s[0]); c < 0.9999 || c > 1.0001 {
+		t.Errorf("the cut vector's length² is %v, want 1", c)
+	}
+	for _, call := range server.Calls() {
+		if call.Dimensions != 0 && call.Dimensions != 256 {
+			t.Errorf("a request asked for %d dimensions", call.Dimensions)
+		}
+	}
+
+	// A model of another length is measured cut, and a cut longer than the model changes nothing.
+	other := ollamatest.NewServer(ollamatest.Options{Model: "all-minilm", Dimensions: 384})
+	defer other.Close()
+	for cut, want := range map[int]int{128: 128, 1024: 384} {
+		e, err := embed.ChooseModel(t.Context(), "ollama", "all-minilm", other.Client(), logger, embed.WithShortVectors(cut))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := e.EmbedQuery(t.Context(), "sourdough")
+		if err != nil || e.Dimensions() != want || len(v) != want {
+			t.Errorf("cut to %d: Dimensions %d, a query of %d numbers, %v; want %d", cut, e.Dimensions(), len(v), err, want)
+		}
+	}
+}

@@ -58,6 +58,7 @@ type Ollama struct {
 	client        *api.Client
 	model         string
 	dimensions    int
+	shortenTo     int // 0: every number the model gives; see WithShortVectors
 	batchSize     int
 	parallel      int
 	contextLength int
@@ -75,6 +76,15 @@ type Option func(*Ollama)
 // Give it with any other model: a vector of another length is refused as ErrBadResponse.
 func WithDimensions(n int) Option {
 	return func(o *Ollama) { o.dimensions = positiveOr(n, o.dimensions) }
+}
+
+// WithShortVectors asks Ollama for vectors of only the first n numbers the model gives, made
+// unit length again (the dimensions field of /api/embed; a model whose vectors are no longer
+// than n gives them whole). A model trained for it by Matryoshka representation learning, as
+// nomic-embed-text v1.5 is, keeps most of its quality at 512 or 256 numbers; cutting any
+// other model's vectors loses more. Shorter vectors make a smaller index and a faster search.
+func WithShortVectors(n int) Option {
+	return func(o *Ollama) { o.shortenTo = positiveOr(n, o.shortenTo) }
 }
 
 // WithBatchSize sets how many texts one request carries (default 32). Every request costs
@@ -151,8 +161,14 @@ func NewOllama(client *api.Client, model string, opts ...Option) *Ollama {
 // Model returns the name of the model, as given to NewOllama.
 func (o *Ollama) Model() string { return o.model }
 
-// Dimensions returns the length of the model's vectors.
-func (o *Ollama) Dimensions() int { return o.dimensions }
+// Dimensions returns the length of the vectors it gives: the model's, or fewer numbers if
+// WithShortVectors asks for them.
+func (o *Ollama) Dimensions() int {
+	if o.shortenTo > 0 {
+		return min(o.dimensions, o.shortenTo)
+	}
+	return o.dimensions
+}
 
 // Check makes sure that Ollama answers and has the model, with one quick request
 // (GET /api/tags), so that a problem shows at start-up rather than at the first search.
@@ -178,7 +194,7 @@ func (o *Ollama) MeasureDimensions(ctx context.Context) error {
 	ctx, cancel := context.WithTimeoutCause(ctx, o.timeout, fmt.Errorf(
 		"%w: no answer within %v to a one-word request; is the model loading? try again", ErrTimeout, o.timeout))
 	defer cancel()
-	resp, err := o.client.Embed(ctx, &api.EmbedRequest{Model: o.model, Input: queryPrefix + "dimensions"})
+	resp, err := o.client.Embed(ctx, &api.EmbedRequest{Model: o.model, Input: queryPrefix + "dimensions", Dimensions: o.shortenTo})
 	if err != nil {
 		return o.explain(ctx, err)
 	}
@@ -259,7 +275,8 @@ func (o *Ollama) embed(ctx context.Context, prefix string, texts []string) ([][]
 		Model: o.model,
 		Input: input,
 		// Left unset, Ollama cuts an input that does not fit and says nothing.
-		Truncate: new(false),
+		Truncate:   new(false),
+		Dimensions: o.shortenTo, // 0 unless WithShortVectors asks for fewer: every number
 	})
 	if err != nil {
 		return nil, o.explain(ctx, err)
@@ -268,9 +285,9 @@ func (o *Ollama) embed(ctx context.Context, prefix string, texts []string) ([][]
 		return nil, fmt.Errorf("%w: %d vectors for %d texts", ErrBadResponse, len(resp.Embeddings), len(input))
 	}
 	for _, v := range resp.Embeddings {
-		if len(v) != o.dimensions {
+		if len(v) != o.Dimensions() {
 			return nil, fmt.Errorf("%w: model %q gave vectors of %d dimensions, not %d; "+
-				"`ollama show %s` shows its embedding length", ErrBadResponse, o.model, len(v), o.dimensions, o.model)
+				"`ollama show %s` shows its embedding length", ErrBadResponse, o.model, len(v), o.Dimensions(), o.model)
 		}
 	}
 	return resp.Embeddings, nil

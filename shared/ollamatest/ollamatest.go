@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -100,8 +101,10 @@ type Options struct {
 type Call struct {
 	Model    string
 	Input    []string
-	Truncate *bool   // nil when the request left it out
-	Failure  Failure // the failure it got, or None
+	Truncate *bool // nil when the request left it out
+	// Dimensions is how many numbers the request asked each vector to be cut to; 0 for all.
+	Dimensions int
+	Failure    Failure // the failure it got, or None
 }
 
 // Handler is the stand-in as an http.Handler, to serve on a listener of your own. Its
@@ -232,7 +235,7 @@ func (h *Handler) embed(w http.ResponseWriter, r *http.Request, opts Options, fa
 		writeError(w, http.StatusBadRequest, "invalid input type")
 		return
 	}
-	defer h.begin(Call{Model: req.Model, Input: input, Truncate: req.Truncate, Failure: failure})()
+	defer h.begin(Call{Model: req.Model, Input: input, Truncate: req.Truncate, Dimensions: req.Dimensions, Failure: failure})()
 	defer func() {
 		opts.Logger.Info("embed", "model", req.Model, "inputs", len(input), "failure", failure, "took", time.Since(start))
 	}()
@@ -271,13 +274,33 @@ func (h *Handler) embed(w http.ResponseWriter, r *http.Request, opts Options, fa
 			}
 			text = strings.ToValidUTF8(text[:opts.ContextLength], "") // drops a character cut in two
 		}
-		embeddings[i] = embed.Lexical(text, dims)
+		embeddings[i] = shorten(embed.Lexical(text, dims), req.Dimensions)
 	}
 	writeJSON(w, http.StatusOK, api.EmbedResponse{
 		Model:         req.Model,
 		Embeddings:    embeddings,
 		TotalDuration: time.Since(start),
 	})
+}
+
+// shorten cuts v to its first n numbers and makes it unit length again, as Ollama does when a
+// request asks for fewer dimensions than the model gives (n > 0 and less than len(v)).
+func shorten(v []float32, n int) []float32 {
+	if n <= 0 || n >= len(v) {
+		return v
+	}
+	v = v[:n]
+	var sum float64
+	for _, x := range v {
+		sum += float64(x) * float64(x)
+	}
+	if sum > 0 {
+		norm := float32(math.Sqrt(sum))
+		for i := range v {
+			v[i] /= norm
+		}
+	}
+	return v
 }
 
 // begin records a call and counts it in flight until the function it returns is called.

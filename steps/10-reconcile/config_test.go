@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +18,8 @@ func TestBadSettingsNameThemselves(t *testing.T) {
 		{Flag: "addr", Env: "VAULTMCP_ADDR", Bad: "nowhere"},
 		{Flag: "addr", Env: "VAULTMCP_ADDR", Bad: "0.0.0.0:3000"},
 		{Flag: "embedder", Env: "VAULTMCP_EMBEDDER", Bad: "telepathy"},
+		{Flag: "dimensions", Env: "VAULTMCP_DIMENSIONS", Bad: "half"},
+		{Flag: "dimensions", Env: "VAULTMCP_DIMENSIONS", Bad: "0"},
 		{Flag: "min-score", Env: "VAULTMCP_MIN_SCORE", Bad: "abc"},
 		{Flag: "min-score", Env: "VAULTMCP_MIN_SCORE", Bad: "1.5"},
 		{Flag: "rank", Env: "VAULTMCP_RANK", Bad: "alphabetical"},
@@ -28,6 +31,21 @@ func TestBadSettingsNameThemselves(t *testing.T) {
 		{Flag: "tool-timeout", Env: "VAULTMCP_TOOL_TIMEOUT", Bad: "0s"},
 		{Flag: "tool-timeout", Env: "VAULTMCP_TOOL_TIMEOUT", Bad: "3m"}, // the answer could no longer be written
 	})
+}
+
+// TestOnlyOllamasVectorsAreCut: -dimensions with the offline embedder is refused with the
+// fix, since its vectors are word hashes that no cut keeps meaningful.
+func TestOnlyOllamasVectorsAreCut(t *testing.T) {
+	dir := t.TempDir()
+	getenv := func(string) string { return "" }
+	_, err := readConfig([]string{"vaultmcp", "-vault", dir, "-embedder", "offline", "-dimensions", "256"}, getenv, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "-dimensions") || !strings.Contains(err.Error(), "offline") {
+		t.Fatalf("-embedder offline -dimensions 256: %v; want an error naming -dimensions and the offline embedder", err)
+	}
+	c, err := readConfig([]string{"vaultmcp", "-vault", dir, "-dimensions", "256"}, getenv, io.Discard)
+	if err != nil || c.dimensions != 256 {
+		t.Fatalf("-dimensions 256: %d, %v; want 256", c.dimensions, err)
+	}
 }
 
 // TestToolCallsHaveADeadline: unless told otherwise, a tool call gets 2 minutes; the flag and

@@ -12,8 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ollama/ollama/api"
-
 	"vaultmcp/shared/embed"
 	"vaultmcp/shared/links"
 	"vaultmcp/shared/markdown"
@@ -147,7 +145,7 @@ func openIndex(ctx context.Context, cfg config, logger *slog.Logger) (_ *index, 
 	// index_status and the log, while the worker tries again.
 	compaction := db.KeepCompact()
 	db.ExplainWriteErrors()
-	embedder, err := chooseEmbedder(ctx, cfg.embedder, cfg.model, db, cfg.ollama, logger)
+	embedder, err := chooseEmbedder(ctx, cfg, db, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -181,26 +179,26 @@ func openIndex(ctx context.Context, cfg config, logger *slog.Logger) (_ *index, 
 	return ix, nil
 }
 
-// chooseEmbedder picks the embedder that -embedder and -model ask for, with one exception for
-// auto: an index that Ollama built keeps Ollama even while Ollama is down. Falling back to the
-// offline embedder would empty the index, and the next start with Ollama up would empty it
-// again: two full rebuilds for a morning's outage. Meanwhile search says why it fails, the
-// other tools work, and notes that changed are retried until Ollama answers.
-func chooseEmbedder(ctx context.Context, mode, model string, db *store.Store, client *api.Client, logger *slog.Logger) (embed.Embedder, error) {
+// chooseEmbedder picks the embedder that -embedder, -model and -dimensions ask for, with one
+// exception for auto: an index that Ollama built keeps Ollama even while Ollama is down.
+// Falling back to the offline embedder would empty the index, and the next start with Ollama
+// up would empty it again: two full rebuilds for a morning's outage. Meanwhile search says why
+// it fails, the other tools work, and notes that changed are retried until Ollama answers.
+func chooseEmbedder(ctx context.Context, cfg config, db *store.Store, logger *slog.Logger) (embed.Embedder, error) {
 	built, err := db.Embedder(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if mode != "auto" || built.Name != "ollama" || built.Model != model {
-		return embed.ChooseModel(ctx, mode, model, client, logger)
+	if cfg.embedder == "auto" && built.Name == "ollama" && built.Model == cfg.model {
+		// Asked for the length the index holds, Ollama gives it, cut or not.
+		ollama := embed.NewOllama(cfg.ollama, cfg.model,
+			embed.WithDimensions(built.Dimension), embed.WithShortVectors(built.Dimension))
+		if err := ollama.Check(ctx); err != nil {
+			logger.Warn("Ollama is not answering; the index it built is kept, and search fails until Ollama is back", "err", err)
+			return ollama, nil
+		}
 	}
-	ollama := embed.NewOllama(client, model, embed.WithDimensions(built.Dimension))
-	if err := ollama.Check(ctx); err != nil {
-		logger.Warn("Ollama is not answering; the index it built is kept, and search fails until Ollama is back", "err", err)
-	} else {
-		logger.Info("embedder", "model", model, "dimensions", built.Dimension)
-	}
-	return ollama, nil
+	return embed.ChooseModel(ctx, cfg.embedder, cfg.model, cfg.ollama, logger, embed.WithShortVectors(cfg.dimensions))
 }
 
 // indexNotes reads, embeds and stores the notes at paths, a batch at a time. A note is

@@ -207,6 +207,31 @@ func TestEmbedderChangeRebuilds(t *testing.T) {
 		t.Errorf("after offline → Ollama, index_status = %+v; want nomic-embed-text, and why it was rebuilt", st)
 	}
 
+	// Shorter vectors are another index: every note is embedded again, each request asking
+	// Ollama for 256 numbers. While Ollama is down, auto keeps them; once it answers, the
+	// index goes back to what the flags ask for.
+	nomic.Reset()
+	st = start(nomic, "-embedder", "ollama", "-dimensions", "256")
+	if got := documentsEmbedded(nomic); !slices.Equal(got, all) {
+		t.Errorf("-dimensions 256 embedded %d inputs, want every chunk (%d)", len(got), len(all))
+	}
+	for _, call := range nomic.Calls() {
+		if call.Dimensions != 256 {
+			t.Fatalf("with -dimensions 256, a request asked Ollama for %d dimensions", call.Dimensions)
+		}
+	}
+	if st.Dimensions != 256 || !strings.Contains(st.RebuiltBecause, "768 dimensions") {
+		t.Errorf("after -dimensions 256, index_status = %+v; want 256 dimensions, and why", st)
+	}
+	nomic.SetFailure(ollamatest.Down, 0)
+	if st = start(nomic); st.Dimensions != 256 || st.Notes != len(notesIn(t, vaultDir)) {
+		t.Errorf("auto with Ollama down: index_status = %+v; want the 256-dimension index kept whole", st)
+	}
+	nomic.SetFailure(ollamatest.None, 0)
+	if st = start(nomic); st.Dimensions != 768 || !strings.Contains(st.RebuiltBecause, "256 dimensions") {
+		t.Errorf("auto with Ollama back and no -dimensions: index_status = %+v; want 768 dimensions again, and why", st)
+	}
+
 	minilm := ollamatest.NewServer(ollamatest.Options{Model: "all-minilm", Dimensions: 384})
 	defer minilm.Close()
 	st = start(minilm, "-embedder", "ollama", "-model", "all-minilm")
