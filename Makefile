@@ -39,10 +39,13 @@ step: need-step ## run step N on the sample vault at http://127.0.0.1:3000/mcp, 
 	  if [ "$(TRANSPORT)" = http ] && (exec 3<>"/dev/tcp/$${host:-127.0.0.1}/$$port") 2>/dev/null; then \
 	    echo "something already listens on $(ADDR): stop it, or start this one on another address, as in make step $(N) ADDR=127.0.0.1:$$((port + 1))"; exit 1; \
 	  fi
-	@if [ "$(VAULT)" = "$(SCRATCH)" ]; then rm -rf "$(SCRATCH)" && mkdir -p .run && cp -R sample-vault "$(SCRATCH)"; fi
 	@# Over stdio, stdout carries only MCP messages: make's echo of the commands goes to stderr.
 	@echo 'go build -o .run/bin/ ./steps/$(STEP) && .run/bin/$(STEP)' >&2
 	@go build -o .run/bin/ ./steps/$(STEP)
+	@# The copy comes after the build, just before the start, however long the build took: so
+	@# its notes are always younger than step 10's racy window when it first reads them, and
+	@# the counts chapter 10 shows at the next start are the same on every machine.
+	@if [ "$(VAULT)" = "$(SCRATCH)" ]; then rm -rf "$(SCRATCH)" && mkdir -p .run && cp -R sample-vault "$(SCRATCH)"; fi
 	@# exec puts the server in the shell's place, so whatever stops make (Ctrl-C, kill, a
 	@# terminal's stop button) reaches the server, which then frees its port. go run would not
 	@# pass a kill on.
