@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"vaultmcp/shared/steptest"
 )
@@ -77,5 +78,22 @@ func TestFloorRecipe(t *testing.T) {
 	}
 	if path, got := best("why is my bread dense"); got != question || got <= floor || !strings.Contains(path, "Dense loaf") {
 		t.Errorf("why is my bread dense: first %s at %.3f; chapter 6 says the dense loaf at %.3f, over its measured floor %.3f", path, got, question, floor)
+	}
+
+	// The floor itself, as make step 6 EMBEDDER=offline logs it at its first search.
+	plain, _ := startStep(t, root, step, offline)
+	if _, rpcErr := steptest.RPC(t, plain.URL, "tools/call", map[string]any{"name": "search_vault", "arguments": map[string]any{"query": "compost"}}); rpcErr != nil {
+		t.Fatalf("search_vault: %v", rpcErr)
+	}
+	measured := regexp.MustCompile(`msg="score floor measured" min_score=([0-9.]+) model=offline-lexical-v1`)
+	var logged []string
+	for deadline := time.Now().Add(10 * time.Second); logged == nil && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		logged = measured.FindStringSubmatch(plain.Logs())
+	}
+	if logged == nil {
+		t.Fatalf("step 6 logged no score floor at its first search:\n%s", plain.Logs())
+	}
+	if got, _ := strconv.ParseFloat(logged[1], 64); got != floor {
+		t.Errorf("step 6 logs min_score=%s; chapter 6 shows min_score=%.3f", logged[1], floor)
 	}
 }
