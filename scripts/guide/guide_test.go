@@ -578,3 +578,33 @@ func TestChangedFiles(t *testing.T) {
 		t.Errorf("changedFiles = %v, want %v (a change of version alone is no change)", got, want)
 	}
 }
+
+// TestSchemaVersionShown: chapter 5 shows the rows of a fresh index's meta table as sqlite3
+// prints them; the schema version among them is the one shared/store writes.
+func TestSchemaVersionShown(t *testing.T) {
+	root, err := transcript.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	source, err := os.ReadFile(filepath.Join(root, "shared", "store", "schema.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := regexp.MustCompile(`(?m)^const schemaVersion = (\d+)$`).FindSubmatch(source)
+	if want == nil {
+		t.Fatal("shared/store/schema.go no longer declares `const schemaVersion = N`; keep it and this test together")
+	}
+	chapter, err := os.ReadFile(filepath.Join(root, "guide", "05-store.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := regexp.MustCompile(`(?m)^schema_version\|(\d+)$`).FindAllSubmatch(chapter, -1)
+	if len(shown) == 0 {
+		t.Fatal("guide/05-store.md no longer shows the meta row schema_version|N; keep it and this test together")
+	}
+	for _, m := range shown {
+		if string(m[1]) != string(want[1]) {
+			t.Errorf("guide/05-store.md shows schema_version|%s; shared/store writes schema version %s", m[1], want[1])
+		}
+	}
+}
