@@ -136,7 +136,7 @@ standin: ## run the Ollama stand-in on 127.0.0.1:11434, for trying the Ollama co
 	@go build -o .run/bin/ ./scripts/ollama-standin
 	@exec .run/bin/ollama-standin $(FLAGS)  # in make's place, so that stopping make stops it, as in make step
 
-use-standin: use-standin-deps ## run the Ollama stand-in with a real model, USE-lite (English, 512 dimensions), on 127.0.0.1:11434: start a step with -embedder ollama -model use-lite
+use-standin: use-standin-deps ## run the Ollama stand-in with a real model, USE-lite (English, 512 dimensions), on 127.0.0.1:11434: then VAULTMCP_MODEL=use-lite make step 10 EMBEDDER=ollama
 	@exec node scripts/use-standin/server.mjs
 
 guide: ## refresh the guide's code excerpts and transcripts from the source
