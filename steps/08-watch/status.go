@@ -28,12 +28,12 @@ type statusJSON struct {
 	Embedder   string            `json:"embedder"`
 	Model      string            `json:"model"`
 	Dimensions int               `json:"dimensions"`
-	NotIndexed map[string]string `json:"notIndexed"` // path → why
-	Changes    string            `json:"changes"`    // how edits are noticed: file events, or polling and why
-	Watcher    string            `json:"watcher"`    // "ok", or why changes may go unnoticed
-	Backlog    int               `json:"backlog"`    // changes noticed and not indexed yet
-	CaughtUpAt string            `json:"caughtUpAt"` // RFC 3339: when the index last matched the disk
-	Compaction string            `json:"compaction"` // how much of the vectors table is live, and why compacting failed
+	NotIndexed map[string]string `json:"notIndexed"`           // path → why
+	Changes    string            `json:"changes"`              // how edits are noticed: file events, or polling and why
+	Watcher    string            `json:"watcher"`              // "ok", or why changes may go unnoticed
+	Backlog    int               `json:"backlog"`              // changes noticed and not indexed yet
+	CaughtUpAt string            `json:"caughtUpAt,omitempty"` // RFC 3339: when the index last matched the disk; left out before it first did
+	Compaction string            `json:"compaction"`           // how much of the vectors table is live, and why compacting failed
 }
 
 func indexStatus(ix *index) server.ToolHandlerFunc {

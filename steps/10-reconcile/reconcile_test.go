@@ -275,6 +275,10 @@ func TestServesWhileCatchingUp(t *testing.T) {
 	if st := status(t, url); st.State == phaseReady {
 		t.Errorf("index_status says ready while 600 notes wait to be embedded: %+v", st)
 	}
+	// Never caught up yet: no caughtUpAt at all, rather than an empty time.
+	if text, _ := steptest.CallTool(t, url, "index_status", map[string]any{}); strings.Contains(text, "caughtUpAt") {
+		t.Errorf("index_status before the first catch-up = %s; want no caughtUpAt", text)
+	}
 	// A note saved during the catch-up waits in the watcher, and is indexed after it.
 	steptest.Write(t, filepath.Join(vaultDir, "Late", "Saved meanwhile.md"), "# Saved meanwhile\n\nkohlrabi fritters\n")
 

@@ -38,7 +38,7 @@ type statusJSON struct {
 	Changes        string            `json:"changes"`                  // how edits are noticed: file events, or polling and why
 	Watcher        string            `json:"watcher"`                  // "ok", or why changes may go unnoticed
 	Backlog        int               `json:"backlog"`                  // changes noticed and not indexed yet
-	CaughtUpAt     string            `json:"caughtUpAt"`               // RFC 3339: when the index last matched the disk
+	CaughtUpAt     string            `json:"caughtUpAt,omitempty"`     // RFC 3339: when the index last matched the disk; left out before it first did
 	Compaction     string            `json:"compaction"`               // how much of the vectors table is live, and why compacting failed
 	// Folders the server may not read (lost+found, another user's folder), as the latest
 	// listing of the vault found them: folder → why. Their notes are not indexed.
