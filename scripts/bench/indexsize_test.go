@@ -68,7 +68,7 @@ func BenchmarkIndexSize(b *testing.B) {
 // indexParts returns the bytes the index at path holds for each kind of thing, as the rows
 // hold them (without the pages' own overhead): the vectors with their scales, the sections'
 // texts and headings, the keyword index (FTS5's blocks and sizes), the signs (vec0's chunks)
-// and the links (every column of a link's row).
+// and the links (the strings of each link's row).
 func indexParts(b *testing.B, path string) map[string]int64 {
 	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
 	if err != nil {
@@ -80,8 +80,7 @@ func indexParts(b *testing.B, path string) map[string]int64 {
 		"text":     `SELECT sum(length(text) + length(heading)) FROM sections`,
 		"keywords": `SELECT (SELECT sum(length(block)) FROM words_data) + (SELECT sum(length(sz)) FROM words_docsize)`,
 		"signs":    `SELECT sum(length(vectors)) FROM vectors_vector_chunks00`,
-		"links": `SELECT sum(length(written) + length(target) + length(target_key) + ifnull(length(seeks_name), 0)
-			+ ifnull(length(seeks_alias), 0) + ifnull(length(to_path), 0)) FROM links`,
+		"links": `SELECT sum(length(written) + length(target_key) + ifnull(length(seeks_name), 0)) FROM links`,
 	}
 	sizes := map[string]int64{}
 	for part, query := range queries {

