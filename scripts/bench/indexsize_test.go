@@ -2,6 +2,8 @@ package bench
 
 import (
 	"database/sql"
+	"os"
+	"path/filepath"
 	"testing"
 
 	_ "github.com/asg017/sqlite-vec-go-bindings/ncruces" // vec0, for the index's schema
@@ -63,6 +65,37 @@ func BenchmarkIndexSize(b *testing.B) {
 		b.ReportMetric(beyond/float64(sections), "beyond-empty-B/section")
 		b.ReportMetric(beyond/float64(markdown), "beyond-empty-B/markdown-B")
 	})
+
+	// The vaults copied into one, each in a folder of its own: one index, which pays for an
+	// empty index once, as a large vault does. Everything the index leaves beside it once the
+	// server stopped is counted: the database, its write-ahead log and the log's shared-memory
+	// index.
+	b.Run("real-vaults-as-one", func(b *testing.B) {
+		one := filepath.Join(b.TempDir(), "vault")
+		for _, dir := range dirs {
+			if err := os.CopyFS(filepath.Join(one, filepath.Base(dir)), os.DirFS(dir)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		var run indexRun
+		var files int64
+		for b.Loop() {
+			run = indexFresh(b, bin, one, env...)
+			ollama.Reset()
+			files = 0
+			for _, file := range []string{run.db, run.db + "-wal", run.db + "-shm"} {
+				if info, err := os.Stat(file); err == nil {
+					files += info.Size()
+				}
+			}
+		}
+		b.ReportMetric(float64(run.sections), "sections")
+		b.ReportMetric(float64(files)/float64(run.sections), "index-B/section")
+		b.ReportMetric(float64(files)/float64(markdown), "index-B/markdown-B")
+		for part, size := range indexParts(b, run.db) {
+			b.ReportMetric(float64(size)/float64(run.sections), part+"-B/section")
+		}
+	})
 }
 
 // indexParts returns the bytes the index at path holds for each kind of thing, as the rows
@@ -80,7 +113,7 @@ func indexParts(b *testing.B, path string) map[string]int64 {
 		"text":     `SELECT sum(length(text) + length(heading)) FROM sections`,
 		"keywords": `SELECT (SELECT sum(length(block)) FROM words_data) + (SELECT sum(length(sz)) FROM words_docsize)`,
 		"signs":    `SELECT sum(length(vectors)) FROM vectors_vector_chunks00`,
-		"links": `SELECT sum(length(written) + length(target_key) + ifnull(length(seeks_name), 0)) FROM links`,
+		"links":    `SELECT sum(length(written) + length(target_key) + ifnull(length(seeks_name), 0)) FROM links`,
 	}
 	sizes := map[string]int64{}
 	for part, query := range queries {

@@ -130,7 +130,7 @@ func (t *LinkTx) RemoveNote(path string) (removed LinkedNote, found bool, err er
 	if err != nil {
 		return LinkedNote{}, false, err
 	}
-	removed.Aliases, err = strs(t.query(`SELECT alias FROM link_aliases WHERE note_id = ? ORDER BY alias`, id))
+	removed.Aliases, err = column[string](t.query(`SELECT alias FROM link_aliases WHERE note_id = ? ORDER BY alias`, id))
 	if err != nil {
 		return LinkedNote{}, false, err
 	}
@@ -141,7 +141,7 @@ func (t *LinkTx) RemoveNote(path string) (removed LinkedNote, found bool, err er
 		return LinkedNote{}, false, err
 	}
 	// Deleting the row leaves the links that led to it leading nowhere (ON DELETE SET NULL).
-	leading, err := ints(t.query(`SELECT id FROM links WHERE to_note = ?1 AND note_id <> ?1`, id))
+	leading, err := column[int64](t.query(`SELECT id FROM links WHERE to_note = ?1 AND note_id <> ?1`, id))
 	if err != nil {
 		return LinkedNote{}, false, err
 	}
@@ -304,7 +304,7 @@ func (s *Store) LinksFrom(ctx context.Context, path string) ([]StoredLink, bool,
 // only the links to that path.
 func (s *Store) UnresolvedLinks(ctx context.Context, targetKey string) ([]StoredLink, error) {
 	query := `SELECT ` + linkColumns + `
-		FROM `+linksJoined+`
+		FROM ` + linksJoined + `
 		WHERE l.to_note IS NULL AND NOT l.attachment %s
 		ORDER BY l.target_key, n.path, l.ord`
 	var args []any
@@ -325,10 +325,10 @@ func (s *Store) UnresolvedLinks(ctx context.Context, targetKey string) ([]Stored
 // note that was stored whole, from one version, so these are usually few: notes whose
 // embedding or whose links failed, or whose embedding a stop cut short.
 func (s *Store) LinksDisagree(ctx context.Context) (onlyLinked, stale []string, err error) {
-	onlyLinked, err = strs(s.db.QueryContext(ctx, `
+	onlyLinked, err = column[string](s.db.QueryContext(ctx, `
 		SELECT path FROM link_notes WHERE path NOT IN (SELECT path FROM notes)`))
 	if err == nil {
-		stale, err = strs(s.db.QueryContext(ctx, `
+		stale, err = column[string](s.db.QueryContext(ctx, `
 			SELECT n.path FROM notes n LEFT JOIN link_notes l ON l.path = n.path
 			WHERE l.version IS NOT n.hash`))
 	}
@@ -340,7 +340,7 @@ func (s *Store) LinksDisagree(ctx context.Context) (onlyLinked, stale []string, 
 
 // LinkedNotes returns the paths of every note the link graph holds.
 func (s *Store) LinkedNotes(ctx context.Context) ([]string, error) {
-	paths, err := strs(s.db.QueryContext(ctx, `SELECT path FROM link_notes`))
+	paths, err := column[string](s.db.QueryContext(ctx, `SELECT path FROM link_notes`))
 	if err != nil {
 		return nil, fmt.Errorf("list the notes of the link graph: %w", err)
 	}
@@ -372,34 +372,19 @@ func scanLinks(rows *sql.Rows, err error) ([]StoredLink, error) {
 	return links, rows.Err()
 }
 
-func strs(rows *sql.Rows, err error) ([]string, error) {
+// column reads the one column of rows.
+func column[T any](rows *sql.Rows, err error) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []string
+	var out []T
 	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
+		var v T
+		if err := rows.Scan(&v); err != nil {
 			return nil, err
 		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
-}
-
-func ints(rows *sql.Rows, err error) ([]int64, error) {
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var n int64
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }
