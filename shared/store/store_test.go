@@ -1107,3 +1107,132 @@ func TestLinksCarryTheirNotesVersion(t *testing.T) {
 		t.Errorf("RemoveNote(older.md) = %+v, %v; want its version, v1", removed, err)
 	}
 }
+
+// TestLinksFollowTheirNotesPath: a link leads to its note by the id of the note's row, and
+// behaves as if it held the note's path. A note removed and stored again at the same path, in
+// one transaction (as a note stored again is), keeps the links that led to it; a note removed
+// alone leaves them unresolved, until package links resolves them again.
+func TestLinksFollowTheirNotesPath(t *testing.T) {
+	s := newIndex(t)
+	ctx := t.Context()
+	if err := s.AddLinkTables(ctx); err != nil {
+		t.Fatal(err)
+	}
+	err := s.UpdateLinks(ctx, func(tx *LinkTx) error {
+		if _, err := tx.AddNote("target.md", "target", nil, "v1"); err != nil {
+			return err
+		}
+		from, err := tx.AddNote("from.md", "from", nil, "v1")
+		if err != nil {
+			return err
+		}
+		return tx.AddLinks(from, []StoredLink{{Written: []byte(`{}`), TargetKey: "target", Seeks: []string{"target"}, To: "target.md"}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	leadsTo := func() []string {
+		t.Helper()
+		links, err := s.LinksTo(ctx, "target.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var from []string
+		for _, l := range links {
+			from = append(from, l.From+" → "+l.To)
+		}
+		return from
+	}
+	if got := leadsTo(); !slices.Equal(got, []string{"from.md → target.md"}) {
+		t.Fatalf("links to target.md: %q, want the one from from.md", got)
+	}
+
+	err = s.UpdateLinks(ctx, func(tx *LinkTx) error {
+		if _, _, err := tx.RemoveNote("target.md"); err != nil {
+			return err
+		}
+		_, err := tx.AddNote("target.md", "target", nil, "v2")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := leadsTo(); !slices.Equal(got, []string{"from.md → target.md"}) {
+		t.Errorf("after target.md was stored again: links to it %q, want the one from from.md", got)
+	}
+
+	err = s.UpdateLinks(ctx, func(tx *LinkTx) error {
+		_, _, err := tx.RemoveNote("target.md")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := leadsTo(); len(got) != 0 {
+		t.Errorf("after target.md was removed: links to it %q, want none", got)
+	}
+	missing, err := s.UnresolvedLinks(ctx, "target")
+	if err != nil || len(missing) != 1 || missing[0].From != "from.md" || missing[0].To != "" {
+		t.Errorf("UnresolvedLinks(target) = %+v, %v; want the link from from.md, leading nowhere", missing, err)
+	}
+	// A note of that path that comes later, in another transaction, is package links' to
+	// resolve: the link does not follow by itself.
+	if err := s.UpdateLinks(ctx, func(tx *LinkTx) error {
+		_, err := tx.AddNote("target.md", "target", nil, "v3")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := leadsTo(); len(got) != 0 {
+		t.Errorf("a new target.md in a later transaction: links to it %q, want none until resolved again", got)
+	}
+}
+
+// TestLinkRowsKeepStringsOnce: a link that seeks its own target key keeps no name of its own,
+// and reads back as seeking it; one that may also be an alias keeps a flag, not the key again.
+func TestLinkRowsKeepStringsOnce(t *testing.T) {
+	s := newIndex(t)
+	ctx := t.Context()
+	if err := s.AddLinkTables(ctx); err != nil {
+		t.Fatal(err)
+	}
+	err := s.UpdateLinks(ctx, func(tx *LinkTx) error {
+		from, err := tx.AddNote("from.md", "from", nil, "v1")
+		if err != nil {
+			return err
+		}
+		return tx.AddLinks(from, []StoredLink{
+			{Written: []byte(`{}`), TargetKey: "compost", Seeks: []string{"compost"}},
+			{Written: []byte(`{}`), TargetKey: "garden/compost", Seeks: []string{"compost", "garden/compost"}},
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names, flags int
+	if err := s.db.QueryRow(`SELECT count(seeks_name), sum(seeks_alias) FROM links`).Scan(&names, &flags); err != nil {
+		t.Fatal(err)
+	}
+	if names != 1 || flags != 1 {
+		t.Errorf("%d names and %d alias flags stored, want 1 name (compost, for garden/compost) and 1 flag", names, flags)
+	}
+	err = s.UpdateLinks(ctx, func(tx *LinkTx) error {
+		for name, want := range map[string]int{"compost": 2, "garden/compost": 1, "garden": 0} {
+			links, err := tx.LinksSeeking(name)
+			if err != nil {
+				return err
+			}
+			if len(links) != want {
+				t.Errorf("LinksSeeking(%q): %d links, want %d", name, len(links), want)
+			}
+		}
+		links, err := tx.LinksSeeking("garden/compost")
+		if err == nil && len(links) == 1 && !slices.Equal(links[0].Seeks, []string{"compost", "garden/compost"}) {
+			t.Errorf("the link to garden/compost reads back seeking %q, want compost and garden/compost", links[0].Seeks)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
