@@ -21,7 +21,9 @@ import (
 // A vault has about as many links as sections, so a link's row keeps each string once: the
 // target as written only in written, the name and alias it seeks only where they are not its
 // target_key, which they usually are ([[Compost]] seeks the name "compost", its key), and
-// the note it leads to by its id. The index on coalesce(seeks_name, target_key) finds a link
+// the note it leads to by its id. What package links encodes is deflated, as a section's text
+// is: it holds the link's line, which repeats the target, and is read back only a note's
+// links at a time. The index on coalesce(seeks_name, target_key) finds a link
 // by name all the same. A note that leaves the graph leaves its links leading nowhere (ON
 // DELETE SET NULL) until package links resolves them again.
 const linksTables = `
@@ -44,7 +46,7 @@ CREATE TABLE IF NOT EXISTS links (
 	id          INTEGER PRIMARY KEY,
 	note_id     INTEGER NOT NULL REFERENCES link_notes ON DELETE CASCADE,
 	ord         INTEGER NOT NULL,    -- its place among the note's links
-	written     BLOB NOT NULL,       -- how it is written, its target included, encoded by package links
+	written     BLOB NOT NULL,       -- how it is written, its target and line included, encoded by package links, deflated
 	target_key  TEXT NOT NULL,       -- the path it names, lower-cased: unresolved links group by it
 	seeks_name  TEXT,                -- the name whose notes it may lead to; NULL when it is target_key
 	seeks_alias INTEGER NOT NULL,    -- whether it may also lead to the notes aliased target_key
@@ -201,7 +203,7 @@ func (t *LinkTx) AddLinks(noteID int64, links []StoredLink) error {
 			if len(l.Seeks) > 1 && l.Seeks[1] != l.TargetKey {
 				return fmt.Errorf("a link to %q seeks the alias %q: only its target key can be one", l.TargetKey, l.Seeks[1])
 			}
-			args = append(args, noteID, start+i, l.Written, l.TargetKey, name, len(l.Seeks) > 1,
+			args = append(args, noteID, start+i, deflate(string(l.Written)), l.TargetKey, name, len(l.Seeks) > 1,
 				sql.NullString{String: l.To, Valid: l.To != ""}, l.ByAlias, l.Attachment)
 		}
 		query := insert + strings.Repeat(", (?, ?, ?, ?, ?, ?, (SELECT id FROM link_notes WHERE path = ?), ?, ?)", len(chunk)-1)
@@ -355,12 +357,14 @@ func scanLinks(rows *sql.Rows, err error) ([]StoredLink, error) {
 	var links []StoredLink
 	for rows.Next() {
 		var l StoredLink
+		var written deflated
 		var name string
 		var alias bool
-		err := rows.Scan(&l.ID, &l.From, &l.Written, &l.TargetKey, &name, &alias, &l.To, &l.ByAlias, &l.Attachment)
+		err := rows.Scan(&l.ID, &l.From, &written, &l.TargetKey, &name, &alias, &l.To, &l.ByAlias, &l.Attachment)
 		if err != nil {
 			return nil, err
 		}
+		l.Written = []byte(written)
 		if name != "" { // "" for a link to its own note, which seeks nothing
 			l.Seeks = []string{name}
 		}

@@ -20,8 +20,8 @@ import (
 // keeps each note's change time, file identity and the moment its state was read (see
 // NoteState), and stamps its links with the version of the note they were read from. Version 8
 // keeps a vector as a signed byte a number and a scale, a section's text deflated, and pages
-// of 4 KiB: the index is half the size it was. Version 9 keeps each string of a link once (see
-// linksTables).
+// of 4 KiB: the index is half the size it was. Version 9 keeps each string of a link once, and
+// its written form deflated (see linksTables).
 const schemaVersion = 9
 
 // applicationID marks the file as a vaultmcp index, in the header field SQLite reserves for

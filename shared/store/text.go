@@ -13,7 +13,8 @@ import (
 // its size, it is the second-largest thing in the index after the vectors, and only a few
 // sections are read back at a time, those a search shows or judges. Deflating a section takes
 // tens of microseconds, and inflating one less. The default level keeps them 3% smaller than
-// the fastest level does, for a third more of its time.
+// the fastest level does, for a third more of its time. A link's written form, with its line,
+// is kept the same way (see linksTables).
 
 // deflaters and inflaters reuse compressors, which allocate their tables (a deflater about a
 // megabyte) when they are made.
@@ -42,7 +43,7 @@ type deflated string
 func (d *deflated) Scan(src any) error {
 	data, ok := src.([]byte)
 	if !ok {
-		return fmt.Errorf("a section's text is %T, not deflated bytes", src)
+		return fmt.Errorf("a deflated text is %T, not bytes", src)
 	}
 	r := inflaters.Get().(io.ReadCloser)
 	defer inflaters.Put(r)
@@ -51,7 +52,7 @@ func (d *deflated) Scan(src any) error {
 	}
 	var text strings.Builder
 	if _, err := io.Copy(&text, r); err != nil {
-		return fmt.Errorf("a section's text cannot be inflated: %w", err)
+		return fmt.Errorf("a deflated text cannot be inflated: %w", err)
 	}
 	*d = deflated(text.String())
 	return nil
