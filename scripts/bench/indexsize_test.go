@@ -69,33 +69,40 @@ func BenchmarkIndexSize(b *testing.B) {
 	// The vaults copied into one, each in a folder of its own: one index, which pays for an
 	// empty index once, as a large vault does. Everything the index leaves beside it once the
 	// server stopped is counted: the database, its write-ahead log and the log's shared-memory
-	// index.
-	b.Run("real-vaults-as-one", func(b *testing.B) {
-		one := filepath.Join(b.TempDir(), "vault")
-		for _, dir := range dirs {
-			if err := os.CopyFS(filepath.Join(one, filepath.Base(dir)), os.DirFS(dir)); err != nil {
-				b.Fatal(err)
-			}
+	// index. Then the same with -dimensions, which keeps fewer numbers of each vector: what
+	// the option saves.
+	one := filepath.Join(b.TempDir(), "vault")
+	for _, dir := range dirs {
+		if err := os.CopyFS(filepath.Join(one, filepath.Base(dir)), os.DirFS(dir)); err != nil {
+			b.Fatal(err)
 		}
-		var run indexRun
-		var files int64
-		for b.Loop() {
-			run = indexFresh(b, bin, one, env...)
-			ollama.Reset()
-			files = 0
-			for _, file := range []string{run.db, run.db + "-wal", run.db + "-shm"} {
-				if info, err := os.Stat(file); err == nil {
-					files += info.Size()
+	}
+	asOne := func(env ...string) func(b *testing.B) {
+		return func(b *testing.B) {
+			var run indexRun
+			var files int64
+			for b.Loop() {
+				run = indexFresh(b, bin, one, env...)
+				ollama.Reset()
+				files = 0
+				for _, file := range []string{run.db, run.db + "-wal", run.db + "-shm"} {
+					if info, err := os.Stat(file); err == nil {
+						files += info.Size()
+					}
 				}
 			}
+			b.ReportMetric(float64(run.sections), "sections")
+			b.ReportMetric(float64(files)/float64(run.sections), "index-B/section")
+			b.ReportMetric(float64(files)/float64(markdown), "index-B/markdown-B")
+			for part, size := range indexParts(b, run.db) {
+				b.ReportMetric(float64(size)/float64(run.sections), part+"-B/section")
+			}
 		}
-		b.ReportMetric(float64(run.sections), "sections")
-		b.ReportMetric(float64(files)/float64(run.sections), "index-B/section")
-		b.ReportMetric(float64(files)/float64(markdown), "index-B/markdown-B")
-		for part, size := range indexParts(b, run.db) {
-			b.ReportMetric(float64(size)/float64(run.sections), part+"-B/section")
-		}
-	})
+	}
+	b.Run("real-vaults-as-one", asOne(env...))
+	for _, n := range []string{"512", "256"} {
+		b.Run("real-vaults-as-one-dimensions="+n, asOne(append(env, "VAULTMCP_DIMENSIONS="+n)...))
+	}
 }
 
 // indexParts returns the bytes the index at path holds for each kind of thing, as the rows
