@@ -129,23 +129,8 @@ func (s *Store) rankedNotes(ctx context.Context, match, filter, enough string, c
 			ids = nil
 		}
 		if judged < len(ids) {
-			sections, err := s.keywordSections(ctx, ids[judged:])
-			if err != nil {
+			if hits, err = s.judge(ctx, ids[judged:], c, seen, hits, opts.K); err != nil {
 				return nil, err
-			}
-			for _, sec := range sections {
-				if len(hits) == opts.K {
-					break
-				}
-				if seen[sec.hit.Path] {
-					continue
-				}
-				sec.hit.Score = c.share(sec.hit.Title + "\n" + sec.aliases + "\n" + sec.hit.Text)
-				if sec.hit.Score < MinCoverage {
-					continue
-				}
-				seen[sec.hit.Path] = true
-				hits = append(hits, sec.hit)
 			}
 			judged = len(ids)
 		}
@@ -155,14 +140,11 @@ func (s *Store) rankedNotes(ctx context.Context, match, filter, enough string, c
 	}
 }
 
-// keywordSection is a section as the keyword search judges it.
-type keywordSection struct {
-	hit     Hit
-	aliases string
-}
-
-// keywordSections reads the sections with ids, in that order.
-func (s *Store) keywordSections(ctx context.Context, ids []string) ([]keywordSection, error) {
+// judge reads the sections with ids, best first, and adds to hits the first of each note not
+// seen yet that holds MinCoverage of the query's weight, until hits holds k notes. It inflates
+// and reads the text only of the sections it judges: not those of notes already found, nor
+// any after the k-th note.
+func (s *Store) judge(ctx context.Context, ids []string, c coverage, seen map[string]bool, hits []Hit, k int) ([]Hit, error) {
 	rows, err := s.db.QueryContext(ctx, `
 		SELECT n.path, n.title, n.aliases, s.heading, s.line, s.text
 		FROM json_each(:ids) c
@@ -173,18 +155,30 @@ func (s *Store) keywordSections(ctx context.Context, ids []string) ([]keywordSec
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}
 	defer rows.Close()
-	var sections []keywordSection
-	for rows.Next() {
-		var sec keywordSection
-		if err := rows.Scan(&sec.hit.Path, &sec.hit.Title, &sec.aliases, &sec.hit.Heading, &sec.hit.Line, (*deflated)(&sec.hit.Text)); err != nil {
+	for len(hits) < k && rows.Next() {
+		var h Hit
+		var aliases string
+		var text sql.RawBytes // inflated only if the section is judged
+		if err := rows.Scan(&h.Path, &h.Title, &aliases, &h.Heading, &h.Line, &text); err != nil {
 			return nil, fmt.Errorf("keyword search: %w", err)
 		}
-		sections = append(sections, sec)
+		if seen[h.Path] {
+			continue
+		}
+		if err := (*deflated)(&h.Text).Scan([]byte(text)); err != nil {
+			return nil, fmt.Errorf("keyword search: %w", err)
+		}
+		h.Score = c.share(h.Title + "\n" + aliases + "\n" + h.Text)
+		if h.Score < MinCoverage {
+			continue
+		}
+		seen[h.Path] = true
+		hits = append(hits, h)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}
-	return sections, nil
+	return hits, nil
 }
 
 // coverage is the share of the query's weight that a text holds: the weights of the query's

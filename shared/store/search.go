@@ -20,11 +20,20 @@ import (
 // and keeps the k most similar to the query. Comparing the signs takes a fraction of the time
 // the vectors would, and when the candidates are many more than k, the k nearest are nearly
 // always among them: TestSearchRecall measures how often.
+//
+// Only the sections that the second pass keeps are looked up in the sections table, for their
+// notes (see withNotes): a few dozen rows rather than hundreds.
 const candidatesQuery = `
-	SELECT e.id, s.note_id, e.scale, e.vector
+	SELECT e.id, e.scale, e.vector
 	FROM json_each(:candidates) c
-	JOIN embeddings e ON e.id = c.value
-	JOIN sections s ON s.id = c.value`
+	JOIN embeddings e ON e.id = c.value`
+
+// notesQuery reads the notes of sections, in the order given.
+const notesQuery = `
+	SELECT s.note_id
+	FROM json_each(:ids) c
+	JOIN sections s ON s.id = c.value
+	ORDER BY c.key`
 
 // hitsQuery reads what a search returns about the sections it chose, in the order given.
 const hitsQuery = `
@@ -107,6 +116,9 @@ func (s *Store) SearchNotes(ctx context.Context, query []float32, opts Options) 
 	err = s.read(ctx, func(tx *sql.Tx) error {
 		for k := min(opts.K*overfetch, MaxK); ; k = min(k*overfetch, MaxK) {
 			nearest, err := s.knn(ctx, tx, q, k, allowed)
+			if err == nil {
+				err = withNotes(ctx, tx, nearest)
+			}
 			if err != nil {
 				return err
 			}
@@ -181,11 +193,11 @@ func (s *Store) knn(ctx context.Context, tx *sql.Tx, query searchQuery, k int, a
 	}
 	defer rows.Close()
 	var found []scoredSection
-	var vector []byte
+	var vector sql.RawBytes // read in place: only the score is kept
 	for rows.Next() {
 		var sc scoredSection
 		var scale float64
-		if err := rows.Scan(&sc.id, &sc.note, &scale, &vector); err != nil {
+		if err := rows.Scan(&sc.id, &scale, &vector); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
 		if len(vector) != query.dimension {
@@ -201,20 +213,52 @@ func (s *Store) knn(ctx context.Context, tx *sql.Tx, query searchQuery, k int, a
 	return found[:min(k, len(found))], nil
 }
 
+// withNotes fills in the note of each section found.
+func withNotes(ctx context.Context, tx *sql.Tx, found []scoredSection) error {
+	if len(found) == 0 {
+		return nil
+	}
+	rows, err := tx.QueryContext(ctx, notesQuery, sql.Named("ids", sectionIDs(found)))
+	if err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	read := 0
+	for rows.Next() && read < len(found) {
+		if err := rows.Scan(&found[read].note); err != nil {
+			return fmt.Errorf("search: %w", err)
+		}
+		read++
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	if read != len(found) {
+		// The sections and their vectors are written and deleted together, in one transaction.
+		return fmt.Errorf("search: found %d sections, but read the notes of %d", len(found), read)
+	}
+	return nil
+}
+
+// sectionIDs lists the ids of sections as a JSON array, for json_each.
+func sectionIDs(found []scoredSection) string {
+	list := make([]byte, 0, 8*len(found))
+	list = append(list, '[')
+	for i, sc := range found {
+		if i > 0 {
+			list = append(list, ',')
+		}
+		list = strconv.AppendInt(list, sc.id, 10)
+	}
+	return string(append(list, ']'))
+}
+
 // readHits reads what a search returns about the sections it found, in their order.
 func readHits(ctx context.Context, tx *sql.Tx, found []scoredSection) ([]Hit, error) {
 	if len(found) == 0 {
 		return nil, nil
 	}
-	ids := make([]int64, len(found))
-	for i, sc := range found {
-		ids[i] = sc.id
-	}
-	list, err := json.Marshal(ids)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	rows, err := tx.QueryContext(ctx, hitsQuery, sql.Named("ids", string(list)))
+	rows, err := tx.QueryContext(ctx, hitsQuery, sql.Named("ids", sectionIDs(found)))
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}

@@ -5,7 +5,6 @@ import (
 	"compress/flate"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 )
 
@@ -17,13 +16,15 @@ import (
 // is kept the same way (see linksTables).
 
 // deflaters and inflaters reuse compressors, which allocate their tables (a deflater about a
-// megabyte) when they are made.
+// megabyte) when they are made; inflated reuses the buffers texts are inflated into, so that a
+// search that judges a hundred sections does not leave a hundred buffers to the collector.
 var (
 	deflaters = sync.Pool{New: func() any {
 		w, _ := flate.NewWriter(nil, flate.DefaultCompression) // cannot fail for a valid level
 		return w
 	}}
 	inflaters = sync.Pool{New: func() any { return flate.NewReader(nil) }}
+	inflated  = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 )
 
 // deflate returns text compressed.
@@ -36,6 +37,9 @@ func deflate(text string) []byte {
 	deflaters.Put(w)
 	return b.Bytes()
 }
+
+// maxPooledText is the largest buffer inflated keeps for reuse.
+const maxPooledText = 64 << 10
 
 // deflated is a text read from a column that holds it deflated: Scan inflates it.
 type deflated string
@@ -50,8 +54,16 @@ func (d *deflated) Scan(src any) error {
 	if err := r.(flate.Resetter).Reset(bytes.NewReader(data), nil); err != nil {
 		return err
 	}
-	var text strings.Builder
-	if _, err := io.Copy(&text, r); err != nil {
+	// bytes.Buffer reads straight into its own memory; io.Copy into a strings.Builder would
+	// allocate 32 KiB of buffer for every text.
+	text := inflated.Get().(*bytes.Buffer)
+	text.Reset()
+	defer func() {
+		if text.Cap() <= maxPooledText { // a rare long text is not worth keeping
+			inflated.Put(text)
+		}
+	}()
+	if _, err := text.ReadFrom(r); err != nil {
 		return fmt.Errorf("a deflated text cannot be inflated: %w", err)
 	}
 	*d = deflated(text.String())
