@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/bits"
+	"slices"
 	"sync"
 )
 
@@ -195,27 +197,30 @@ func readSigns(ctx context.Context, db querier, dimension int, fn func(id int64,
 //
 // A Hamming distance is a small whole number (at most one per dimension), so rather than keep
 // a heap of the n best, nearest counts how many sections lie at each distance, finds the
-// distance within which there are n, and takes the sections up to it. It works the distances
-// out twice rather than keep them: a search then allocates nothing the size of the index.
+// distance within which there are n, and takes the sections up to it. The distances are
+// worked out once, into two bytes a section that searches reuse (see distanceBuffers).
 func (x *signIndex) nearest(query []byte, n int, allowed map[int64]bool) []int64 {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	q := appendWords(nil, query, x.width)
-	distance := func(i int) int {
-		if allowed != nil && !allowed[x.ids[i]] {
-			return -1
-		}
-		d := 0
-		for j, w := range x.words[i*x.width : (i+1)*x.width] {
-			d += bits.OnesCount64(w ^ q[j])
-		}
-		return d
-	}
+	buffer := distanceBuffers.Get().(*[]uint16)
+	defer distanceBuffers.Put(buffer)
+	distances := slices.Grow((*buffer)[:0], len(x.ids))[:len(x.ids)]
+	*buffer = distances
+	const excluded = math.MaxUint16 // farther than any distance: at most maxDimension bits differ
 	counts := make([]int, 64*x.width+1)
 	for i := range x.ids {
-		if d := distance(i); d >= 0 {
-			counts[d]++
+		if allowed != nil && !allowed[x.ids[i]] {
+			distances[i] = excluded
+			continue
 		}
+		d := 0
+		row := x.words[i*x.width:][:len(q)] // as long as q: no bounds check in the loop
+		for j, w := range q {
+			d += bits.OnesCount64(w ^ row[j])
+		}
+		distances[i] = uint16(d)
+		counts[d]++
 	}
 	// Every section at a distance below limit is taken, and those at limit until there are n.
 	limit, below := 0, 0
@@ -229,9 +234,8 @@ func (x *signIndex) nearest(query []byte, n int, allowed map[int64]bool) []int64
 		start[d+1] = start[d] + counts[d]
 	}
 	ordered := make([]int64, min(start[limit+1], n))
-	for i := range x.ids {
-		d := distance(i)
-		if d < 0 || d > limit || start[d] >= len(ordered) {
+	for i, d := range distances {
+		if int(d) > limit || start[d] >= len(ordered) {
 			continue
 		}
 		ordered[start[d]] = x.ids[i]
@@ -239,3 +243,7 @@ func (x *signIndex) nearest(query []byte, n int, allowed map[int64]bool) []int64
 	}
 	return ordered
 }
+
+// distanceBuffers holds the buffers nearest works its distances out in: two bytes a section,
+// reused from search to search rather than made anew each time.
+var distanceBuffers = sync.Pool{New: func() any { return new([]uint16) }}
