@@ -69,8 +69,8 @@ func (p Plan) Work() int { return len(p.Embed) + len(p.Touch) + len(p.Rename) + 
 // Compute compares the index with the disk. indexed is what the index holds, by path; onDisk
 // is what the disk holds, by path, with Hash empty. hash reads a note and returns its content
 // hash; it is called only for notes whose state differs from the index or was recorded too
-// close to their last write to be trusted, and for new notes (a rename can only be recognised
-// by content). A note hash cannot read is left for the caller to retry: it appears in Embed,
+// close to their last write to be trusted, and for new notes while some indexed note is gone
+// from its path (a rename can only be recognised by content). A note hash cannot read is left for the caller to retry: it appears in Embed,
 // where reading it again will report the error.
 func Compute(indexed, onDisk map[string]State, hash func(path string) (string, error)) Plan {
 	var p Plan
@@ -103,6 +103,12 @@ func Compute(indexed, onDisk map[string]State, hash func(path string) (string, e
 		}
 	}
 	for _, path := range fresh {
+		if len(gone) == 0 {
+			// No note left its path, so none can have moved here: a new note is embedded
+			// without reading it twice. A first index compares without reading a note.
+			p.Embed = append(p.Embed, path)
+			continue
+		}
 		p.Checked++
 		h, err := hash(path)
 		if olds := gone[h]; err == nil && h != "" && len(olds) > 0 {

@@ -136,6 +136,26 @@ func TestUnchangedVaultReadsNothing(t *testing.T) {
 	}
 }
 
+// A first index, or new notes while none is gone: no rename is possible, so no note is read to
+// compare; each is read once, when it is embedded.
+func TestNewNotesAloneAreNotRead(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	onDisk := map[string]State{"b.md": {Size: 1, MTime: t0}, "a.md": {Size: 2, MTime: t0}, "same.md": {Size: 3, MTime: t0}}
+	for _, indexed := range []map[string]State{{}, {"same.md": recorded(3, t0, "h")}} {
+		plan := Compute(indexed, onDisk, func(p string) (string, error) {
+			t.Errorf("%s was read, though no indexed note is gone to have moved there", p)
+			return "", nil
+		})
+		want := []string{"a.md", "b.md"}
+		if len(indexed) == 0 {
+			want = []string{"a.md", "b.md", "same.md"}
+		}
+		if !reflect.DeepEqual(plan, Plan{Embed: want}) {
+			t.Errorf("Compute over an index of %d notes = %+v, want %v to embed", len(indexed), plan, want)
+		}
+	}
+}
+
 // TestPlanCoversEveryPath builds random indexes and disks and checks the plan's promise:
 // every note on disk is embedded, touched, renamed to, or unchanged, once; every indexed note
 // no longer on disk is deleted or renamed from, once; and applying the plan yields the disk.
