@@ -91,9 +91,32 @@ func (v *Vault) names(folder string) (folderNames, bool) {
 	if v.folders == nil {
 		v.folders = make(map[string]folderNames)
 	}
+	if old, ok := v.folders[folder]; ok { // read again since it changed
+		delete(v.folders, folder)
+		v.cachedNames -= len(old.spelt)
+	}
+	v.forgetFolders(len(entries))
 	v.folders[folder] = names
+	v.cachedNames += len(entries)
 	v.mu.Unlock()
 	return names, true
+}
+
+// maxCachedNames bounds the names that names keeps: those of a few large folders or many
+// small ones, a megabyte or two, however large the vault. Indexing a vault reads every folder
+// once, and a cache of them all would grow with the vault.
+const maxCachedNames = 8192
+
+// forgetFolders forgets folders, any of them, until another n names fit within
+// maxCachedNames. A folder forgotten is read again when it is next needed. v.mu is held.
+func (v *Vault) forgetFolders(n int) {
+	for folder, names := range v.folders {
+		if v.cachedNames+n <= maxCachedNames {
+			return
+		}
+		delete(v.folders, folder)
+		v.cachedNames -= len(names.spelt)
+	}
 }
 
 func joinAll(folder string, names []string) []string {

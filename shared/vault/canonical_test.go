@@ -2,6 +2,7 @@ package vault
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -88,5 +89,46 @@ func TestCanonicalAmbiguous(t *testing.T) {
 	want := `"Garden/TOMATOES.md" could be any of "Garden/Tomatoes.md" and "Garden/tomatoes.md", which differ only in case or accents; send one of them exactly`
 	if _, _, err := v.ReadNote("garden/TOMATOES.md"); !errors.Is(err, ErrAmbiguous) || err.Error() != want {
 		t.Errorf("ReadNote(garden/TOMATOES.md):\n got %v\nwant %s", err, want)
+	}
+}
+
+// TestCanonicalCacheBounded: reading every note of a vault of many folders, as indexing does,
+// keeps the names of at most maxCachedNames, and every note still reads under another case.
+func TestCanonicalCacheBounded(t *testing.T) {
+	const folders, perFolder = 40, maxCachedNames / 20 // twice what the cache may hold
+	dir := t.TempDir()
+	for f := range folders {
+		sub := filepath.Join(dir, fmt.Sprintf("F%02d", f))
+		if err := os.Mkdir(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for n := range perFolder {
+			if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("Note %d.md", n)), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	v, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	for round := range 2 {
+		for f := range folders {
+			asked := fmt.Sprintf("f%02d/note %d.MD", f, (f+round)%perFolder)
+			want := fmt.Sprintf("F%02d/Note %d.md", f, (f+round)%perFolder)
+			if note, _, err := v.ReadNote(asked); err != nil || note != want {
+				t.Fatalf("ReadNote(%q) = %q, %v; want %q", asked, note, err, want)
+			}
+			v.mu.Lock()
+			cached := 0
+			for _, names := range v.folders {
+				cached += len(names.spelt)
+			}
+			if cached != v.cachedNames || cached > maxCachedNames {
+				t.Fatalf("after %d folders the cache holds %d names and counts %d; at most %d", f+1, cached, v.cachedNames, maxCachedNames)
+			}
+			v.mu.Unlock()
+		}
 	}
 }

@@ -69,9 +69,10 @@ type Vault struct {
 	// package does not export it, so Open learns it by asking for "..".
 	escapes error
 
-	mu      sync.Mutex
-	skipped map[string]string      // the folders the latest listing could not read, and why
-	folders map[string]folderNames // the names in each folder canonical has looked in
+	mu          sync.Mutex
+	skipped     map[string]string      // the folders the latest listing could not read, and why
+	folders     map[string]folderNames // the names in the folders canonical has looked in lately
+	cachedNames int                    // in folders, in all
 }
 
 // Open opens the vault in dir, which must be an existing folder.

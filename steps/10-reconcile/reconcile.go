@@ -48,7 +48,8 @@ func (l *live) catchUp(ctx context.Context) {
 		return
 	}
 	l.comparisons = 0
-	cov.set(phaseIndexing, len(onDisk)-len(plan.Embed), len(onDisk))
+	notes := len(onDisk) // onDisk itself, a state a note, is not kept while the notes are embedded
+	cov.set(phaseIndexing, notes-len(plan.Embed), notes)
 
 	for _, path := range plan.Delete {
 		if err := l.ix.remove(ctx, path); err != nil {
@@ -100,7 +101,7 @@ func (l *live) catchUp(ctx context.Context) {
 	}
 	cov.set(phaseReady, 0, 0)
 	_, sections := report.Counts()
-	l.logger.Info("index up to date", "notes", len(onDisk), "embedded", len(plan.Embed)-failed, "sections", sections,
+	l.logger.Info("index up to date", "notes", notes, "embedded", len(plan.Embed)-failed, "sections", sections,
 		"renamed", len(plan.Rename), "touched", len(plan.Touch), "removed", len(plan.Delete), "failed", failed,
 		"took", time.Since(start).Round(time.Millisecond))
 }
