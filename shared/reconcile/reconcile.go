@@ -70,37 +70,46 @@ func (p Plan) Work() int { return len(p.Embed) + len(p.Touch) + len(p.Rename) + 
 // is what the disk holds, by path, with Hash empty. hash reads a note and returns its content
 // hash; it is called only for notes whose state differs from the index or was recorded too
 // close to their last write to be trusted, and for new notes while some indexed note is gone
-// from its path (a rename can only be recognised by content). A note hash cannot read is left for the caller to retry: it appears in Embed,
-// where reading it again will report the error.
+// from its path (a rename can only be recognised by content). A note hash cannot read is left
+// for the caller to retry: it appears in Embed, where reading it again will report the error.
 func Compute(indexed, onDisk map[string]State, hash func(path string) (string, error)) Plan {
 	var p Plan
-	var fresh []string // on disk, not in the index under that path
-	for _, path := range sortedKeys(onDisk) {
-		disk := onDisk[path]
-		old, known := indexed[path]
-		switch {
+	// Only the paths that differ are sorted, for a plan in path order: on a restart most
+	// notes are unchanged, and sorting every path would cost more than comparing them.
+	var fresh, differ []string // on disk: not in the index under that path; in it, with another state
+	for path, disk := range onDisk {
+		switch old, known := indexed[path]; {
 		case !known:
 			fresh = append(fresh, path)
-		case unchanged(old, disk):
-			// Unchanged, by the cheap test.
+		case !unchanged(old, disk):
+			differ = append(differ, path)
+		}
+	}
+	slices.Sort(fresh)
+	slices.Sort(differ)
+	for _, path := range differ {
+		old := indexed[path]
+		p.Checked++
+		h, err := hash(path)
+		switch {
+		case err != nil || h != old.Hash:
+			p.Embed = append(p.Embed, path)
 		default:
-			p.Checked++
-			h, err := hash(path)
-			switch {
-			case err != nil || h != old.Hash:
-				p.Embed = append(p.Embed, path)
-			default:
-				p.Touch = append(p.Touch, path)
-			}
+			p.Touch = append(p.Touch, path)
 		}
 	}
 
 	// The notes gone from their path, by hash: candidates for a rename.
-	gone := map[string][]string{}
-	for _, path := range sortedKeys(indexed) {
+	var left []string
+	for path := range indexed {
 		if _, still := onDisk[path]; !still {
-			gone[indexed[path].Hash] = append(gone[indexed[path].Hash], path)
+			left = append(left, path)
 		}
+	}
+	slices.Sort(left)
+	gone := map[string][]string{}
+	for _, path := range left {
+		gone[indexed[path].Hash] = append(gone[indexed[path].Hash], path)
 	}
 	for _, path := range fresh {
 		if len(gone) == 0 {
@@ -125,13 +134,4 @@ func Compute(indexed, onDisk map[string]State, hash func(path string) (string, e
 	}
 	slices.Sort(p.Delete)
 	return p
-}
-
-func sortedKeys(m map[string]State) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
