@@ -35,7 +35,7 @@ func (l *live) catchUp(ctx context.Context) {
 	cov.set(phaseComparing, 0, 0)
 
 	start := time.Now()
-	plan, onDisk, err := l.plan(ctx)
+	plan, onDisk, graph, err := l.plan(ctx)
 	if ctx.Err() != nil {
 		return // the server is stopping, before it could compare: no failure
 	}
@@ -80,7 +80,10 @@ func (l *live) catchUp(ctx context.Context) {
 			l.logger.Error("cannot record a note's new time in the index", "path", path, "err", err)
 		}
 	}
-	links := l.catchUpLinks(ctx, plan.Embed, onDisk)
+	if len(plan.Delete)+len(plan.Rename) > 0 {
+		graph = l.compareGraph(ctx) // the notes that moved or went took their links along
+	}
+	links := l.catchUpLinks(ctx, graph, plan.Embed, onDisk)
 
 	report := progress.New(l.logger, "catching up", len(plan.Embed))
 	if err := l.indexNotes(ctx, plan.Embed, links, report); err != nil {
@@ -114,15 +117,14 @@ func (l *live) catchUp(ctx context.Context) {
 // stored, or were stored from a version whose embedding failed or was cut short by a stop, or
 // one that failed and was deleted while the server was off. Each note's links carry the
 // version they were read from (its content hash), as its sections do, so a disagreement shows
-// in two small queries (store.LinksDisagree).
-func (l *live) catchUpLinks(ctx context.Context, changed []string, onDisk map[string]reconcile.State) *linkWork {
+// in two small queries (store.LinksDisagree), which plan asks while it walks the vault.
+func (l *live) catchUpLinks(ctx context.Context, graph graphComparison, changed []string, onDisk map[string]reconcile.State) *linkWork {
 	work := &linkWork{start: time.Now()}
-	onlyLinked, stale, err := l.ix.db.LinksDisagree(ctx)
-	if err != nil {
-		l.logger.Error("cannot read the link graph; backlinks may be out of date until a restart", "err", err)
+	if graph.err != nil {
+		l.logger.Error("cannot read the link graph; backlinks may be out of date until a restart", "err", graph.err)
 		return nil
 	}
-	for _, path := range onlyLinked {
+	for _, path := range graph.onlyLinked {
 		if _, ok := onDisk[path]; !ok {
 			if err := l.ix.graph.Remove(ctx, path); err != nil {
 				l.logger.Error("cannot remove a deleted note's links", "path", path, "err", err)
@@ -134,7 +136,7 @@ func (l *live) catchUpLinks(ctx context.Context, changed []string, onDisk map[st
 	for _, path := range changed {
 		isChanged[path] = true
 	}
-	for _, path := range stale {
+	for _, path := range graph.stale {
 		if _, ok := onDisk[path]; ok && !isChanged[path] {
 			work.paths = append(work.paths, path)
 		}
@@ -181,23 +183,37 @@ func (l *live) storeNextLinks(ctx context.Context, work *linkWork) bool {
 	return true
 }
 
+// graphComparison is where the link graph and the rest of the index disagree (see
+// catchUpLinks).
+type graphComparison struct {
+	onlyLinked, stale []string
+	err               error
+}
+
+func (l *live) compareGraph(ctx context.Context) (g graphComparison) {
+	g.onlyLinked, g.stale, g.err = l.ix.db.LinksDisagree(ctx)
+	return g
+}
+
 // plan compares the disk with the index: a walk of the vault that reads every note's size and
-// time, and a read of the notes whose size or time differ. The walk and the reading of the
-// index's rows do not depend on each other, so they run at once: on a restart over an
-// unchanged vault they are nearly all the work.
-func (l *live) plan(ctx context.Context) (reconcile.Plan, map[string]reconcile.State, error) {
+// time, and a read of the notes whose size or time differ. The walk, the reading of the
+// index's rows and the comparison of the link graph with them do not depend on each other, so
+// they run at once: on a restart over an unchanged vault they are nearly all the work.
+func (l *live) plan(ctx context.Context) (reconcile.Plan, map[string]reconcile.State, graphComparison, error) {
 	var states map[string]store.NoteState
 	var statesErr error
+	var graph graphComparison
 	var reading sync.WaitGroup
 	reading.Go(func() { states, statesErr = l.ix.db.NoteStates(ctx) })
+	reading.Go(func() { graph = l.compareGraph(ctx) })
 	seen := time.Now() // before the walk: see readNote
 	infos, skipped, err := l.notes.NoteInfos()
 	reading.Wait()
 	if err != nil {
-		return reconcile.Plan{}, nil, fmt.Errorf("list the vault's notes: %w", err)
+		return reconcile.Plan{}, nil, graph, fmt.Errorf("list the vault's notes: %w", err)
 	}
 	if statesErr != nil {
-		return reconcile.Plan{}, nil, statesErr
+		return reconcile.Plan{}, nil, graph, statesErr
 	}
 	onDisk := make(map[string]reconcile.State, len(infos))
 	for path, info := range infos {
@@ -209,7 +225,7 @@ func (l *live) plan(ctx context.Context) (reconcile.Plan, map[string]reconcile.S
 	for path, st := range states {
 		indexed[path] = reconcile.State(st)
 	}
-	return reconcile.Compute(indexed, onDisk, l.hash), onDisk, nil
+	return reconcile.Compute(indexed, onDisk, l.hash), onDisk, graph, nil
 }
 
 // noteState is what the index records of a note on disk whose content it holds already.
