@@ -139,7 +139,7 @@ var sections = []section{
 			{What: "nothing changed: until search and backlinks answer from a complete index", Bench: "BenchmarkReconcile/unchanged",
 				Value: ms("catch-up-ms"), Bound: ms("stat-bound-ms"), BoundWhat: "walking the vault and stat-ing every note", Ratio: "x-bound",
 				Target: "≤ 3×", MaxRatio: 3,
-				Miss: "Besides the walk, the comparison reads every note's row from the index and sorts the paths, and the link graph is compared with the index in two queries. A walk that hands each folder's entries to the comparison as it goes, instead of a map of the whole vault, would save most of the rest."},
+				Miss: "Besides the walk, the comparison reads every note's row from the index and compares the link graph with the index in two queries, both beside the walk, and sorts the paths that differ. On a machine too busy to give the three a core each, they run in turn. A walk that hands each folder's entries to the comparison as it goes, instead of a map of the whole vault, would save most of the rest."},
 			{What: "1% of the notes changed", Bench: "BenchmarkReconcile/1%-changed",
 				Value: ms("catch-up-ms"), Bound: ms("embed-bound-ms"), BoundWhat: "embedding that 1% alone (5 ms a request, 1 ms an input)", Ratio: "x-bound",
 				Miss: "On top of the embedding: the comparison of the whole vault (the first row), reading the changed notes, and the writes of the last batch, which no embedding follows to hide them."},
@@ -175,7 +175,7 @@ var sections = []section{
 	},
 	{
 		Title: "Memory",
-		Intro: "Peak resident memory of step 10 indexing a generated vault from empty, through the stand-in, read from /proc (VmHWM) when the index is up to date; then of the server restarted over that index, answering forty searches and forty backlink lookups. The link graph is kept in the index, so what grows with the vault is the sections' signs, which search compares in memory (96 bytes a section, and twice that before Go's collector runs), and the comparison with the disk at start; SQLite's page caches and the WebAssembly runtime are the fixed part. Every result gives the counts of sections and links.",
+		Intro: "Peak resident memory of step 10 indexing a generated vault from empty, through the stand-in, read from /proc (VmHWM) when the index is up to date; then of the server restarted over that index, answering forty searches and forty backlink lookups. The link graph is kept in the index, and the names of the folders a path is resolved in are kept for 8,192 names at most, so what grows with the vault is the sections' signs, which search compares in memory once it has searched (96 bytes a section, and twice that before Go's collector runs), and the catch-up's comparison with the disk, which it lets go of before it embeds, keeping the paths of the notes to index; SQLite's page caches and the WebAssembly runtime are the fixed part. Every result gives the counts of sections and links.",
 		Rows: []figure{
 			memoryRow("1,000 notes", 1000),
 			memoryRow("10,000 notes", 10000),
@@ -312,7 +312,7 @@ func hybridRow(what, size string, long bool) figure {
 		Value: ms("hybrid-p50-ms"), Extra: ms("keyword-p50-ms"), ExtraWhat: "keyword leg alone",
 		Bound: ms("vector-p50-ms"), BoundWhat: "vectors alone, p50", Ratio: "x-vector",
 		Target: "≤ 1.10×", MaxRatio: 1.10,
-		Miss: "The keyword leg runs beside the vector leg and is the shorter of the two; a ratio above 1.10 means it no longer hides behind it, on a machine too busy to run both at once, or with queries whose words are in most sections."}
+		Miss: "The keyword leg runs beside the vector leg and is the shorter of the two: it reads the ids FTS5 ranks best, then judges their sections, best first, only until it has its notes. A ratio above 1.10 means it no longer hides behind it: on a machine too busy to give each leg a core they run in turn, and the keyword leg's time adds to the vectors'; or queries whose words are in most sections."}
 }
 
 // completeRow is a completion's p50 against the scan's in memory. A person types a key every
