@@ -166,14 +166,14 @@ func (l *live) storeNextLinks(ctx context.Context, work *linkWork) bool {
 	if work == nil || work.done || ctx.Err() != nil {
 		return false
 	}
-	batch := work.paths[:min(linksBatch, len(work.paths))]
-	work.paths = work.paths[len(batch):]
-	if len(batch) > 0 {
-		if err := l.storeLinks(ctx, batch); err != nil {
-			for _, path := range batch {
+	if len(work.paths) > 0 {
+		taken, err := l.storeLinks(ctx, work.paths)
+		if err != nil {
+			for _, path := range work.paths[:taken] {
 				work.failed = append(work.failed, failedNote{path, err})
 			}
 		}
+		work.paths = work.paths[taken:]
 	}
 	if len(work.paths) == 0 {
 		l.ix.coverage.linksLoaded()
@@ -259,21 +259,30 @@ func (l *live) hash(path string) (string, error) {
 }
 
 // linksBatch is how many notes' links storeNextLinks stores in one transaction: enough to
-// spread a commit's cost, few enough that a batch of vectors waits little for the writer.
-const linksBatch = 50
+// spread a commit's cost, few enough that a batch of vectors waits little for the writer. A
+// batch also ends once its notes hold linksBatchBytes of Markdown: each is parsed whole, so
+// fifty long notes would hold tens of megabytes at once.
+const (
+	linksBatch      = 50
+	linksBatchBytes = 1 << 20
+)
 
-// storeLinks reads notes and stores their links in the graph, without embedding them, each
-// with the version it was read from. A note that cannot be read is left out: its own indexing
-// reports why.
-func (l *live) storeLinks(ctx context.Context, paths []string) error {
-	notes := make([]links.Source, 0, len(paths))
-	for _, path := range paths {
+// storeLinks reads notes from the start of paths and stores their links in the graph, without
+// embedding them, each with the version it was read from, a batch at most; it returns how
+// many of paths it took. A note that cannot be read is left out: its own indexing reports why.
+func (l *live) storeLinks(ctx context.Context, paths []string) (taken int, err error) {
+	var notes []links.Source
+	size := 0
+	for taken < len(paths) && taken < linksBatch && size < linksBatchBytes {
+		path := paths[taken]
+		taken++
 		if _, content, err := l.notes.ReadNote(path); err == nil {
+			size += len(content)
 			text := string(content)
 			notes = append(notes, links.Source{Path: path, Content: text, Parsed: markdown.Parse(path, text), Version: contentHash(content)})
 		}
 	}
-	return l.ix.graph.SetMany(ctx, notes)
+	return taken, l.ix.graph.SetMany(ctx, notes)
 }
 
 // What the index is doing, as index_status reports it (see index.state). The catch-up sets
