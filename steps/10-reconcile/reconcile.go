@@ -86,8 +86,10 @@ func (l *live) catchUp(ctx context.Context) {
 	links := l.catchUpLinks(ctx, graph, plan.Embed, onDisk)
 
 	report := progress.New(l.logger, "catching up", len(plan.Embed))
-	if err := l.indexNotes(ctx, plan.Embed, links, report); err != nil {
-		return // ctx ended: the server is stopping
+	// When ctx ends the server is stopping: notes cut off mid-request count as failed, and
+	// the index is not up to date, whatever indexNotes returned.
+	if err := l.indexNotes(ctx, plan.Embed, links, report); err != nil || ctx.Err() != nil {
+		return
 	}
 	if links != nil {
 		for _, f := range links.failed {
