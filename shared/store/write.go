@@ -84,16 +84,31 @@ func (s *Store) PutNotes(ctx context.Context, entries []Entry) []error {
 		}
 		return errs
 	}
+	// SQLite writes one note while another goroutine works out what to write for the next
+	// ones (see prepareNote): the writer's time is then SQLite's alone.
+	prepared := make(chan preparedNote, 2)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for _, entry := range entries {
+			select {
+			case prepared <- prepareNote(entry):
+			case <-stop:
+				return
+			}
+		}
+	}()
 	var changes signChanges
 	err = s.write(ctx, &changes, func(tx *sql.Tx) error {
 		t := newCachedTx(ctx, tx)
 		defer t.close()
 		for i, entry := range entries {
+			p := <-prepared
 			if _, err := tx.ExecContext(ctx, `SAVEPOINT note`); err != nil {
 				return err
 			}
 			var noteChanges signChanges
-			errs[i] = putNote(t, e, entry, &noteChanges)
+			errs[i] = putNote(t, e, entry, p, &noteChanges)
 			end := `RELEASE note`
 			if errs[i] != nil {
 				end = `ROLLBACK TO note; RELEASE note`
@@ -117,8 +132,47 @@ func (s *Store) PutNotes(ctx context.Context, entries []Entry) []error {
 	return errs
 }
 
-// putNote writes one note in t, in place of whatever the index held at its path.
-func putNote(t *cachedTx, e Embedder, entry Entry, changes *signChanges) error {
+// preparedNote is what putNote writes for a note that takes no SQL to work out: the words of
+// its title and aliases and of each section, as the keyword index holds them, each section's
+// text deflated, and its vector quantized, with its signs.
+type preparedNote struct {
+	names    names
+	sections []preparedSection
+}
+
+type preparedSection struct {
+	text          []byte  // deflated
+	heading, body string  // the words of the keyword index
+	scale         float64 // and vector: the vector quantized, as the embeddings table holds it
+	vector        []byte
+	signs         []byte
+	err           error // why the vector cannot be stored; errZero when it has no direction
+}
+
+// prepareNote works out what putNote writes for entry, short of the SQL. It checks the
+// vectors as putNote does, except their dimension, which takes the index's embedder.
+func prepareNote(entry Entry) preparedNote {
+	n := entry.Note
+	p := preparedNote{names: nameWords(n.Title, strings.Join(n.Aliases, "\n"))}
+	p.sections = make([]preparedSection, min(len(entry.Sections), len(entry.Vectors)))
+	for i := range p.sections {
+		sec, ps := entry.Sections[i], &p.sections[i]
+		ps.text = deflate(sec.Text)
+		ps.heading, ps.body = sectionWords(sec.Text)
+		v := entry.Vectors[i]
+		unit, err := unitVector(v, len(v))
+		if ps.err = err; err == nil {
+			// The signs come from the vector as stored, so that they and the vector agree.
+			q := quantize(unit)
+			ps.scale, ps.vector, ps.signs = q.scale, q.bytes(), signs(q.unit())
+		}
+	}
+	return p
+}
+
+// putNote writes one note in t, in place of whatever the index held at its path; p is what
+// prepareNote worked out for it.
+func putNote(t *cachedTx, e Embedder, entry Entry, p preparedNote, changes *signChanges) error {
 	n, sections, vectors := entry.Note, entry.Sections, entry.Vectors
 	if n.Path == "" {
 		return errors.New("its path is empty")
@@ -149,34 +203,33 @@ func putNote(t *cachedTx, e Embedder, entry Entry, changes *signChanges) error {
 		}
 	}
 
-	of := nameWords(n.Title, strings.Join(n.Aliases, "\n"))
 	for i, sec := range sections {
+		ps := p.sections[i]
 		sectionID, err := t.insert(`
 			INSERT INTO sections (note_id, ord, heading, line, text)
-			VALUES (?, ?, ?, ?, ?)`, noteID, i, sec.Heading, sec.Line, deflate(sec.Text))
+			VALUES (?, ?, ?, ?, ?)`, noteID, i, sec.Heading, sec.Line, ps.text)
 		if err != nil {
 			return err
 		}
-		if err := putWords(t, sectionID, of, sec.Text); err != nil {
+		if err := insertWords(t, sectionID, p.names, ps.heading, ps.body); err != nil {
 			return err
 		}
-		unit, err := unitVector(vectors[i], e.Dimension)
-		if errors.Is(err, errZero) {
+		if len(vectors[i]) != e.Dimension {
+			_, ps.err = unitVector(vectors[i], e.Dimension) // says what is wrong
+		}
+		if errors.Is(ps.err, errZero) {
 			continue // a section with nothing to embed is kept, but no search can find it
 		}
-		if err != nil {
-			return fmt.Errorf("the vector of section %d (%q) %w", i, sec.Heading, err)
+		if ps.err != nil {
+			return fmt.Errorf("the vector of section %d (%q) %w", i, sec.Heading, ps.err)
 		}
-		// The signs come from the vector as stored, so that they and the vector agree.
-		q := quantize(unit)
-		if err := t.exec(`INSERT INTO embeddings (id, scale, vector) VALUES (?, ?, ?)`, sectionID, q.scale, q.bytes()); err != nil {
+		if err := t.exec(`INSERT INTO embeddings (id, scale, vector) VALUES (?, ?, ?)`, sectionID, ps.scale, ps.vector); err != nil {
 			return err
 		}
-		sectionSigns := signs(q.unit())
-		if err := t.exec(`INSERT INTO vectors (rowid, embedding) VALUES (?, vec_bit(?))`, sectionID, sectionSigns); err != nil {
+		if err := t.exec(`INSERT INTO vectors (rowid, embedding) VALUES (?, vec_bit(?))`, sectionID, ps.signs); err != nil {
 			return err
 		}
-		changes.add(sectionID, sectionSigns)
+		changes.add(sectionID, ps.signs)
 	}
 	if entry.Links != nil {
 		return entry.Links(&LinkTx{cachedTx: t}) // the note's links, of the same version (see Entry)
@@ -373,9 +426,20 @@ func nameWords(title, aliases string) names {
 // putWords adds a section to the keyword index. Its row holds the note's title and aliases
 // too: a query that names the note and a word of one section finds that section.
 func putWords(t *cachedTx, sectionID int64, of names, text string) error {
-	heading, body := splitSection(text)
+	heading, body := sectionWords(text)
+	return insertWords(t, sectionID, of, heading, body)
+}
+
+// sectionWords are the words of a section's headings and body, as the keyword index holds them.
+func sectionWords(text string) (heading, body string) {
+	heading, body = splitSection(text)
+	return strings.Join(terms(heading), " "), strings.Join(terms(body), " ")
+}
+
+// insertWords adds a section's row to the keyword index, its words worked out already.
+func insertWords(t *cachedTx, sectionID int64, of names, heading, body string) error {
 	return t.exec(`INSERT INTO words (rowid, title, aliases, heading, body) VALUES (?, ?, ?, ?, ?)`,
-		sectionID, of.title, of.aliases, strings.Join(terms(heading), " "), strings.Join(terms(body), " "))
+		sectionID, of.title, of.aliases, heading, body)
 }
 
 // putNoteWords adds every section of a note to the keyword index, from what the notes and

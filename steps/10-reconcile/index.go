@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -206,34 +205,64 @@ func chooseEmbedder(ctx context.Context, cfg config, db *store.Store, logger *sl
 // before it indexed and the rest as they were. A note that cannot be read or embedded is
 // recorded in failed and the rest go on. It returns early, with ctx's error, when ctx ends.
 //
-// Three things overlap, so that the model, the slow part, never waits for the rest. While one
-// batch is written to the database, the next two are embedded: the requests of the second fill
-// the slots the first leaves idle while its last request runs (the embedder bounds the
-// requests in flight over both), and meanwhile the notes of a third are read.
+// Three things overlap, so that the model, the slow part, waits for the rest as little as it
+// can. Two batches at most are embedded or waiting to be written: while the writer waits for
+// one, the requests of the next fill the slots the first leaves idle while its last request
+// runs (the embedder bounds the requests in flight over both); while it writes one, the next
+// is embedded; and meanwhile the notes of a third are read. Batches that are embedded by the
+// time the writer is free are written together, in one transaction: a model faster than the
+// database waits for fewer commits.
 //
-// The links of links.paths need no model. The writer, the one goroutine that writes the index
-// here, stores them a few notes at a time whenever it waits for a batch's vectors, and the
-// rest once the last batch is stored.
+// The links of links.paths need no model. Another goroutine reads and parses those notes (see
+// readLinks), and the writer, the one goroutine that writes the index here, stores them
+// whenever it waits for a batch's vectors, and the rest once the last batch is stored.
 func (l *live) indexNotes(ctx context.Context, paths []string, links *linkWork, report *progress.Reporter) error {
 	// Batches reach the writer in order, each as a channel that will hold it once embedded.
-	queued := make(chan chan embeddedBatch, 1)
+	queued := make(chan chan embeddedBatch, maxBatches)
+	// A batch holds a place from before it is embedded until it is written. More batches in
+	// flight would not make the model faster: their requests would take turns in the
+	// embedder's slots, and each batch would be ready later.
+	places := make(chan struct{}, maxBatches)
+	linked := l.readLinks(ctx, links)
 	var writer sync.WaitGroup
 	writer.Go(func() {
-		for next := range queued {
-			var batch embeddedBatch
-			for waiting := true; waiting; {
-				select {
-				case batch = <-next:
-					waiting = false
-				default:
-					if !l.storeNextLinks(ctx, links) {
-						batch, waiting = <-next, false
-					}
+		var held chan embeddedBatch // taken from queued, not embedded yet when it was looked at
+		for {
+			next := held
+			if held = nil; next == nil {
+				var ok bool
+				if next, ok = <-queued; !ok {
+					break
 				}
 			}
-			l.store(ctx, batch, report)
+			batches := []embeddedBatch{l.awaitBatch(ctx, next, &linked, links)}
+			for chunks := batches[0].chunks; chunks < writeChunks && held == nil; {
+				var more chan embeddedBatch
+				select {
+				case more = <-queued:
+				default:
+				}
+				if more == nil {
+					break // none queued, or the queue is closed
+				}
+				select {
+				case b := <-more:
+					batches = append(batches, b)
+					chunks += b.chunks
+				default:
+					held = more
+				}
+			}
+			l.store(ctx, batches, report)
+			for range batches {
+				<-places
+			}
 		}
-		for l.storeNextLinks(ctx, links) {
+		if linked != nil {
+			for b := range linked {
+				l.storeLinks(ctx, links, b)
+			}
+			l.linksStored(ctx, links)
 		}
 	})
 	defer writer.Wait()
@@ -252,7 +281,8 @@ func (l *live) indexNotes(ctx context.Context, paths []string, links *linkWork, 
 			}
 		}
 		next := make(chan embeddedBatch, 1)
-		queued <- next // waits while two batches are being embedded
+		places <- struct{}{} // waits while two batches are embedded or waiting to be written
+		queued <- next
 		go func(notes []pendingNote) {
 			vectors, err := l.ix.embedder.EmbedDocuments(ctx, texts)
 			next <- embeddedBatch{notes: notes, vectors: vectors, err: err, chunks: len(texts)}
@@ -279,6 +309,36 @@ func (l *live) indexNotes(ctx context.Context, paths []string, links *linkWork, 
 	return ctx.Err()
 }
 
+// maxBatches is how many batches may be embedded or waiting to be written at a time.
+const maxBatches = 2
+
+// writeChunks is about how many chunks the writer stores in one transaction, at most, when
+// several batches are embedded by the time it is free.
+const writeChunks = maxBatches * batchChunks
+
+// awaitBatch waits for the batch next will hold, and meanwhile stores the links that
+// readLinks has read. Once every note's links are stored it sets *linked to nil.
+func (l *live) awaitBatch(ctx context.Context, next chan embeddedBatch, linked *<-chan linkBatch, work *linkWork) embeddedBatch {
+	for {
+		select { // the vectors first, if both are ready
+		case b := <-next:
+			return b
+		default:
+		}
+		select {
+		case b := <-next:
+			return b
+		case b, ok := <-*linked:
+			if !ok {
+				*linked = nil // a nil channel is never ready
+				l.linksStored(ctx, work)
+				continue
+			}
+			l.storeLinks(ctx, work, b)
+		}
+	}
+}
+
 // embeddedBatch is a batch of notes with their vectors (or the error that kept them from
 // having any), on its way to the database.
 type embeddedBatch struct {
@@ -288,32 +348,44 @@ type embeddedBatch struct {
 	chunks  int
 }
 
-// store writes a batch in one transaction (see store.PutNotes) and records which notes
-// failed. The count of notes up to date grows once the batch is committed, so that
+// store writes batches in one transaction (see store.PutNotes) and records which notes
+// failed. The count of notes up to date grows once the batches are committed, so that
 // search_vault and index_status, which both read it, agree with the database's own count.
-func (l *live) store(ctx context.Context, b embeddedBatch, report *progress.Reporter) {
-	errs := make([]error, len(b.notes))
-	if b.err == nil {
-		entries := make([]store.Entry, len(b.notes))
-		for i, n := range b.notes {
-			entries[i] = store.Entry{Note: n.record, Sections: n.sections, Vectors: b.vectors[:len(n.sections)]}
+func (l *live) store(ctx context.Context, batches []embeddedBatch, report *progress.Reporter) {
+	var entries []store.Entry
+	for _, b := range batches {
+		if b.err != nil {
+			continue
+		}
+		for _, n := range b.notes {
+			entries = append(entries, store.Entry{Note: n.record, Sections: n.sections, Vectors: b.vectors[:len(n.sections)]})
 			b.vectors = b.vectors[len(n.sections):]
 		}
+	}
+	var errs []error
+	if len(entries) > 0 {
 		errs = l.ix.db.PutNotes(ctx, entries)
 	}
 	stored := 0
-	for i, n := range b.notes {
-		err := cmp.Or(b.err, errs[i])
-		l.ix.failed.set(n.record.Path, err)
-		if err == nil {
-			stored++
+	for _, b := range batches {
+		for _, n := range b.notes {
+			err := b.err
+			if err == nil {
+				err, errs = errs[0], errs[1:]
+			}
+			l.ix.failed.set(n.record.Path, err)
+			if err == nil {
+				stored++
+			}
 		}
 	}
 	l.ix.coverage.indexed(stored)
-	if b.err != nil && ctx.Err() == nil { // a server stopping cancels its embedding: no failure
-		l.logger.Error("embedding failed; these notes are not searchable yet", "notes", len(b.notes), "err", b.err)
+	for _, b := range batches {
+		if b.err != nil && ctx.Err() == nil { // a server stopping cancels its embedding: no failure
+			l.logger.Error("embedding failed; these notes are not searchable yet", "notes", len(b.notes), "err", b.err)
+		}
+		report.Done(len(b.notes), b.chunks)
 	}
-	report.Done(len(b.notes), b.chunks)
 }
 
 // readNote reads and parses a note into what the index stores about it: its record and

@@ -149,10 +149,9 @@ func (l *live) catchUpLinks(ctx context.Context, graph graphComparison, changed 
 
 // linkWork is the notes whose links the graph still needs after a catch-up's plan.
 type linkWork struct {
-	paths  []string // not stored yet
+	paths  []string // to store
 	read   int      // in all
 	start  time.Time
-	done   bool         // every note's links are stored, or were tried
 	failed []failedNote // for catchUp to retry once indexNotes is done
 }
 
@@ -161,28 +160,70 @@ type failedNote struct {
 	err  error
 }
 
-// storeNextLinks stores the links of the next few notes of work, and reports whether there
-// were any. Once they are all stored, the graph holds every note: it says so in the log and in
-// coverage. A nil work (the graph could not be read) stores nothing.
-func (l *live) storeNextLinks(ctx context.Context, work *linkWork) bool {
-	if work == nil || work.done || ctx.Err() != nil {
-		return false
+// linkBatch is the links of a few notes of a linkWork, read and parsed, on their way to the
+// writer.
+type linkBatch struct {
+	paths []string       // the notes it was asked for
+	notes []links.Source // those that could be read; a note that cannot is left out, and its own indexing reports why
+}
+
+// readLinks reads and parses the notes of work, a batch at a time (see linksBatch), in a
+// goroutine of its own, and sends them on the channel it returns, which is closed once they are all sent or ctx
+// ends. Reading and parsing take none of the writer's time: it only stores what it is given
+// (see storeLinks). A nil work (the graph could not be read) gives a nil channel, which never
+// delivers anything.
+func (l *live) readLinks(ctx context.Context, work *linkWork) <-chan linkBatch {
+	if work == nil {
+		return nil
 	}
-	if len(work.paths) > 0 {
-		taken, err := l.storeLinks(ctx, work.paths)
-		if err != nil {
-			for _, path := range work.paths[:taken] {
-				work.failed = append(work.failed, failedNote{path, err})
+	read := make(chan linkBatch, 1)
+	go func() {
+		defer close(read)
+		for start := 0; start < len(work.paths); {
+			var b linkBatch
+			size, end := 0, start
+			for end < len(work.paths) && end-start < linksBatch && size < linksBatchBytes {
+				path := work.paths[end]
+				end++
+				if _, content, err := l.notes.ReadNote(path); err == nil {
+					size += len(content)
+					text := string(content)
+					b.notes = append(b.notes, links.Source{Path: path, Content: text, Parsed: markdown.Parse(path, text), Version: contentHash(content)})
+				}
+			}
+			b.paths, start = work.paths[start:end], end
+			select {
+			case read <- b:
+			case <-ctx.Done():
+				return
 			}
 		}
-		work.paths = work.paths[taken:]
+	}()
+	return read
+}
+
+// storeLinks stores the links of a batch of work's notes in the graph, in one transaction,
+// each with the version it was read from.
+func (l *live) storeLinks(ctx context.Context, work *linkWork, b linkBatch) {
+	if ctx.Err() != nil {
+		return
 	}
-	if len(work.paths) == 0 {
-		l.ix.coverage.linksLoaded()
-		l.logger.Info("links up to date", "read", work.read, "took", time.Since(work.start).Round(time.Millisecond))
-		work.done = true
+	if err := l.ix.graph.SetMany(ctx, b.notes); err != nil {
+		for _, path := range b.paths {
+			work.failed = append(work.failed, failedNote{path, err})
+		}
 	}
-	return true
+}
+
+// linksStored records that every note of work has its links stored, or tried: the graph holds
+// every note, and says so in the log and in coverage. A catch-up cut short by a stop says
+// nothing.
+func (l *live) linksStored(ctx context.Context, work *linkWork) {
+	if ctx.Err() != nil {
+		return
+	}
+	l.ix.coverage.linksLoaded()
+	l.logger.Info("links up to date", "read", work.read, "took", time.Since(work.start).Round(time.Millisecond))
 }
 
 // graphComparison is where the link graph and the rest of the index disagree (see
@@ -260,32 +301,14 @@ func (l *live) hash(path string) (string, error) {
 	return contentHash(content), nil
 }
 
-// linksBatch is how many notes' links storeNextLinks stores in one transaction: enough to
-// spread a commit's cost, few enough that a batch of vectors waits little for the writer. A
-// batch also ends once its notes hold linksBatchBytes of Markdown: each is parsed whole, so
-// fifty long notes would hold tens of megabytes at once.
+// linksBatch is how many notes' links the writer stores in one transaction: enough to spread
+// a commit's cost, few enough that a batch of vectors waits little for the writer. A batch
+// also ends once its notes hold linksBatchBytes of Markdown: each is parsed whole, so fifty
+// long notes would hold tens of megabytes at once.
 const (
 	linksBatch      = 50
 	linksBatchBytes = 1 << 20
 )
-
-// storeLinks reads notes from the start of paths and stores their links in the graph, without
-// embedding them, each with the version it was read from, a batch at most; it returns how
-// many of paths it took. A note that cannot be read is left out: its own indexing reports why.
-func (l *live) storeLinks(ctx context.Context, paths []string) (taken int, err error) {
-	var notes []links.Source
-	size := 0
-	for taken < len(paths) && taken < linksBatch && size < linksBatchBytes {
-		path := paths[taken]
-		taken++
-		if _, content, err := l.notes.ReadNote(path); err == nil {
-			size += len(content)
-			text := string(content)
-			notes = append(notes, links.Source{Path: path, Content: text, Parsed: markdown.Parse(path, text), Version: contentHash(content)})
-		}
-	}
-	return taken, l.ix.graph.SetMany(ctx, notes)
-}
 
 // What the index is doing, as index_status reports it (see index.state). The catch-up sets
 // the first two, or retrying when a comparison fails; the others follow from the watcher and
