@@ -72,7 +72,11 @@ func buildIndex(ctx context.Context, notes *vault.Vault, embedder embed.Embedder
 	}
 	ix := &index{embedder: embedder, db: db, graph: links.New(), failed: map[string]error{},
 		floor: &floor{logger: logger, fixed: search.minScore}, ranking: search.ranking}
-	logger.Info("search", "rank", ix.ranking, "min_score", ix.floor)
+	var minScore any = ix.floor
+	if ix.ranking == rankKeyword {
+		minScore = "none: keyword ranking has no vector scores to cut" // -min-score is ignored too
+	}
+	logger.Info("search", "rank", ix.ranking, "min_score", minScore)
 	report := progress.New(logger, "indexing", len(paths))
 
 	var batch []pendingNote

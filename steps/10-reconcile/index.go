@@ -174,7 +174,11 @@ func openIndex(ctx context.Context, cfg config, logger *slog.Logger) (_ *index, 
 	if cfg.transport == "stdio" {
 		ix.startupWait = startupWait
 	}
-	logger.Info("search", "rank", ix.ranking, "min_score", ix.floor)
+	var minScore any = ix.floor
+	if ix.ranking == rankKeyword {
+		minScore = "none: keyword ranking has no vector scores to cut" // -min-score is ignored too
+	}
+	logger.Info("search", "rank", ix.ranking, "min_score", minScore)
 	return ix, nil
 }
 
