@@ -69,8 +69,8 @@ func BenchmarkIndexSize(b *testing.B) {
 	// The vaults copied into one, each in a folder of its own: one index, which pays for an
 	// empty index once, as a large vault does. Everything the index leaves beside it once the
 	// server stopped is counted: the database, its write-ahead log and the log's shared-memory
-	// index. Then the same with -dimensions, which keeps fewer numbers of each vector: what
-	// the option saves.
+	// index; and the same while the server runs, once the catch-up is done. Then the same
+	// with -dimensions, which keeps fewer numbers of each vector: what the option saves.
 	one := filepath.Join(b.TempDir(), "vault")
 	for _, dir := range dirs {
 		if err := os.CopyFS(filepath.Join(one, filepath.Base(dir)), os.DirFS(dir)); err != nil {
@@ -94,6 +94,7 @@ func BenchmarkIndexSize(b *testing.B) {
 			b.ReportMetric(float64(run.sections), "sections")
 			b.ReportMetric(float64(files)/float64(run.sections), "index-B/section")
 			b.ReportMetric(float64(files)/float64(markdown), "index-B/markdown-B")
+			b.ReportMetric(float64(run.servingBytes)/float64(markdown), "serving-index-B/markdown-B")
 			for part, size := range indexParts(b, run.db) {
 				b.ReportMetric(float64(size)/float64(run.sections), part+"-B/section")
 			}

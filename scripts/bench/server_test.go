@@ -106,6 +106,9 @@ type indexRun struct {
 	peakKiB  int64         // peak resident memory, up to the moment the index was up to date
 	db       string        // the index's path, in a folder of the benchmark's
 	dbBytes  int64         // the index's files once the server stopped
+	// The index's files while the server runs, once they stopped changing after the index
+	// was up to date: the database, its write-ahead log and the log's shared-memory index.
+	servingBytes int64
 }
 
 // indexFresh starts the server over the vault with a new, empty database, waits until its
@@ -131,6 +134,7 @@ func indexFresh(b *testing.B, bin, vaultDir string, env ...string) indexRun {
 		m = upToDate.FindStringSubmatch(scanner.Text())
 	}
 	peak := peakKiB(cmd.Process.Pid)
+	serving := settledSize(db, db+"-wal", db+"-shm")
 	cmd.Process.Signal(os.Interrupt)
 	// Read the rest of the log, which ends when the server exits; only then may Wait close
 	// the pipe.
@@ -148,13 +152,33 @@ func indexFresh(b *testing.B, bin, vaultDir string, env ...string) indexRun {
 	if run.took, err = time.ParseDuration(m[3]); err != nil {
 		b.Fatalf("cannot read the time %q in the log", m[3])
 	}
-	run.peakKiB, run.db = peak, db
+	run.peakKiB, run.db, run.servingBytes = peak, db, serving
 	for _, file := range []string{db, db + "-wal"} {
 		if info, err := os.Stat(file); err == nil {
 			run.dbBytes += info.Size()
 		}
 	}
 	return run
+}
+
+// settledSize returns the total size of files, once it is the same three times in a row a
+// tenth of a second apart, or after five seconds.
+func settledSize(files ...string) int64 {
+	last := int64(-1)
+	for range 50 {
+		var size int64
+		for _, file := range files {
+			if info, err := os.Stat(file); err == nil {
+				size += info.Size()
+			}
+		}
+		if size == last {
+			return size
+		}
+		last = size
+		time.Sleep(100 * time.Millisecond)
+	}
+	return last
 }
 
 // peakKiB returns the peak resident memory of a running process, from Linux's

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -12,6 +14,7 @@ import (
 
 	"vaultmcp/shared/links"
 	"vaultmcp/shared/markdown"
+	"vaultmcp/shared/store"
 	"vaultmcp/shared/testvaults"
 )
 
@@ -151,4 +154,50 @@ func BenchmarkMuchLinkedNote(b *testing.B) {
 	if n := len(g.Backlinks("Hub.md")); n != 10_000 {
 		b.Fatalf("Hub has %d backlinks, want 10000", n)
 	}
+}
+
+// BenchmarkStoredBacklinks asks the stored graph for the backlinks of a note that 1,000 notes
+// link to, each a file on disk. The index keeps where each link is, and the answer reads its
+// line from the note, a read a note; the bound is reading the links' rows alone.
+func BenchmarkStoredBacklinks(b *testing.B) {
+	ctx := b.Context()
+	dir := b.TempDir()
+	db, err := store.Open(ctx, filepath.Join(b.TempDir(), "index.db"), store.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	g, err := links.NewStored(ctx, db, func(path string) (string, error) {
+		data, err := os.ReadFile(filepath.Join(dir, path))
+		return string(data), err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sources := []links.Source{{Path: "Hub.md", Content: "# Hub\n", Parsed: markdown.Parse("Hub.md", "# Hub\n")}}
+	for i := range 1_000 {
+		path := fmt.Sprintf("Note %d.md", i)
+		content := fmt.Sprintf("# Note %d\n\nA line of the kind notes hold, before the link: see [[Hub]] for more.\n", i)
+		if err := os.WriteFile(filepath.Join(dir, path), []byte(content), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		sources = append(sources, links.Source{Path: path, Content: content, Parsed: markdown.Parse(path, content)})
+	}
+	if err := g.SetMany(ctx, sources); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("rows", func(b *testing.B) {
+		for b.Loop() {
+			if rows, err := db.LinksTo(ctx, "Hub.md"); err != nil || len(rows) != 1_000 {
+				b.Fatalf("LinksTo = %d rows, %v", len(rows), err)
+			}
+		}
+	})
+	b.Run("backlinks", func(b *testing.B) {
+		for b.Loop() {
+			if refs, err := g.Backlinks(ctx, "Hub.md"); err != nil || len(refs) != 1_000 || refs[0].Text == "" {
+				b.Fatalf("Backlinks = %d refs, %v", len(refs), err)
+			}
+		}
+	})
 }

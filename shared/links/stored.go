@@ -16,17 +16,26 @@ import (
 // and gives the same answers as Graph, from tables (see store.UpdateLinks), so a restart finds
 // the graph on disk, with nothing to read but the notes that changed, and a vault's links cost
 // disk rather than memory. Each change is one transaction. It is safe for concurrent use.
+//
+// A link's line is not stored: it is most of what a link would cost the index (a paragraph
+// is one line), and the note holds it already. The answers read it from the note, with read,
+// each note once (see withLines).
 type Stored struct {
-	db *store.Store
+	db   *store.Store
+	read NoteReader
 }
 
-// NewStored returns the graph that db holds, creating its tables if db has none yet. An index
-// built without them holds no links, and LinksDisagree says which notes to Set.
-func NewStored(ctx context.Context, db *store.Store) (*Stored, error) {
+// NoteReader returns the content of the note at path, as it is on disk now.
+type NoteReader func(path string) (string, error)
+
+// NewStored returns the graph that db holds, creating its tables if db has none yet, which
+// reads the lines that hold links from the notes with read. An index built without the tables
+// holds no links, and LinksDisagree says which notes to Set.
+func NewStored(ctx context.Context, db *store.Store, read NoteReader) (*Stored, error) {
 	if err := db.AddLinkTables(ctx); err != nil {
 		return nil, err
 	}
-	return &Stored{db: db}, nil
+	return &Stored{db: db, read: read}, nil
 }
 
 // Set adds the note at path, or replaces what the graph holds for it, as Graph.Set does.
@@ -146,7 +155,7 @@ func (g *Stored) Backlinks(ctx context.Context, path string) ([]Ref, error) {
 		return nil, err
 	}
 	stored = slices.DeleteFunc(stored, func(l store.StoredLink) bool { return l.From == path })
-	return refsOf(stored)
+	return g.refsOf(stored)
 }
 
 // Outgoing returns the links written in the note at path, as Graph.Outgoing does.
@@ -155,7 +164,7 @@ func (g *Stored) Outgoing(ctx context.Context, path string) ([]Ref, error) {
 	if err != nil {
 		return nil, err
 	}
-	return refsOf(stored)
+	return g.refsOf(stored)
 }
 
 // Unresolved returns the notes that links lead to but that do not exist, as Graph.Unresolved
@@ -195,7 +204,7 @@ func (g *Stored) missing(ctx context.Context, key string) ([]Missing, error) {
 		for end < len(stored) && stored[end].TargetKey == stored[0].TargetKey {
 			end++
 		}
-		refs, err := refsOf(stored[:end])
+		refs, err := g.refsOf(stored[:end])
 		stored = stored[end:]
 		if err != nil {
 			return nil, err
@@ -366,8 +375,7 @@ func (c *lookups) lookup(memo map[string][]*note, find func([]string) (map[strin
 }
 
 // written is how a link is written, as the index keeps it: JSON, with short names, since it is
-// stored for every link of the vault. The link's source text is nearly always in its line, and
-// is kept as where it starts there and its length.
+// stored for every link of the vault. Not its line: withLines reads that from the note.
 type written struct {
 	Target   string `json:"t,omitempty"`
 	Heading  string `json:"h,omitempty"`
@@ -377,28 +385,29 @@ type written struct {
 	Markdown bool   `json:"m,omitempty"`
 	Key      string `json:"k,omitempty"`
 	Line     int    `json:"l,omitempty"`
-	Original string `json:"o,omitempty"` // only when Text does not hold it
-	At       int    `json:"i,omitempty"` // where Text holds it, from 1; 0 when it does not
-	Length   int    `json:"n,omitempty"` // its length there
-	Text     string `json:"x,omitempty"`
+	Original string `json:"o,omitempty"`
 	Section  string `json:"s,omitempty"`
+
+	// An index written before the lines were read from the notes kept the line in Text, and
+	// the source text, where the line holds it, as a place there. Such a link is read as it
+	// was written, until its note changes and its links are stored again.
+	At     int    `json:"i,omitempty"` // where Text holds Original, from 1; 0 when it does not
+	Length int    `json:"n,omitempty"` // its length there
+	Text   string `json:"x,omitempty"`
 }
 
 func encodeWritten(r Ref) []byte {
 	l := r.Link
 	w := written{
 		Target: l.Target, Heading: l.Heading, Block: l.Block, Display: l.Display, Embed: l.Embed,
-		Markdown: l.Markdown, Key: l.Key, Line: l.Line, Original: l.Original,
-		Text: r.Text, Section: r.Section,
-	}
-	if at := strings.Index(r.Text, l.Original); at >= 0 && l.Original != "" {
-		w.Original, w.At, w.Length = "", at+1, len(l.Original)
+		Markdown: l.Markdown, Key: l.Key, Line: l.Line, Original: l.Original, Section: r.Section,
 	}
 	data, _ := json.Marshal(w) // strings and numbers only: it cannot fail
 	return data
 }
 
-// decodeWritten returns a Ref with what written holds: the link, its line and its section.
+// decodeWritten returns a Ref with what written holds: the link and its section, and its line
+// only if an index written before kept it.
 func decodeWritten(data []byte) (Ref, error) {
 	var w written
 	if err := json.Unmarshal(data, &w); err != nil {
@@ -419,8 +428,8 @@ func decodeWritten(data []byte) (Ref, error) {
 	}, nil
 }
 
-// refsOf turns links read from the index into Refs; nil for none.
-func refsOf(stored []store.StoredLink) ([]Ref, error) {
+// refsOf turns links read from the index into Refs, their lines included; nil for none.
+func (g *Stored) refsOf(stored []store.StoredLink) ([]Ref, error) {
 	if len(stored) == 0 {
 		return nil, nil
 	}
@@ -433,5 +442,39 @@ func refsOf(stored []store.StoredLink) ([]Ref, error) {
 		r.From, r.To, r.ByAlias, r.Attachment = l.From, l.To, l.ByAlias, l.Attachment
 		refs[i] = r
 	}
+	g.withLines(refs)
 	return refs, nil
+}
+
+// withLines sets each ref's Text as newNote does, from the note as it is now: one read of each
+// note the refs are in, so that backlinks from a thousand notes read a thousand notes. A note
+// edited since its links were stored may hold another line there; the line is taken only if
+// it still holds the link as written, and otherwise, or when the note cannot be read, Text is
+// the link as written. The watcher stores the new version's links a moment later.
+func (g *Stored) withLines(refs []Ref) {
+	byNote := map[string][]int{}
+	for i, r := range refs {
+		switch {
+		case r.Text != "": // kept by an index written before
+		case r.Link.Line == 0:
+			refs[i].Text = r.Link.Key + ": " + r.Link.Original
+		default:
+			byNote[r.From] = append(byNote[r.From], i)
+		}
+	}
+	for from, at := range byNote {
+		content, err := g.read(from)
+		if err != nil {
+			content = ""
+		}
+		slices.SortStableFunc(at, func(a, b int) int { return cmp.Compare(refs[a].Link.Line, refs[b].Link.Line) })
+		lines := newLineReader(strings.TrimPrefix(content, "\ufeff"))
+		for _, i := range at {
+			l := refs[i].Link
+			refs[i].Text = l.Original
+			if line := lines.text(l.Line); strings.Contains(line, strings.ToValidUTF8(l.Original, "\uFFFD")) {
+				refs[i].Text = excerpt(line, l.Original)
+			}
+		}
+	}
 }

@@ -2,10 +2,12 @@ package links_test
 
 import (
 	"context"
+	"io/fs"
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"vaultmcp/shared/links"
@@ -18,10 +20,10 @@ import (
 // every change of the random sequence TestRandomUpdates uses.
 func TestStoredRandomUpdates(t *testing.T) {
 	ctx := t.Context()
-	stored := newStored(t)
+	notes := map[string]string{}
+	stored := newStored(t, notes)
 	g := links.New()
 	next := randomChanges(rand.New(rand.NewPCG(1, 2)))
-	notes := map[string]string{}
 	for i := range 500 {
 		c := next()
 		var err error
@@ -59,7 +61,7 @@ func TestStoredSetManySeesItsOwnNotes(t *testing.T) {
 		"B.md":       "[[A]]",
 		"Starter.md": "---\naliases: [Levain]\n---\n",
 	}
-	stored := newStored(t)
+	stored := newStored(t, notes)
 	var batch []links.Source
 	for _, p := range []string{"A.md", "B.md", "Starter.md"} {
 		batch = append(batch, links.Source{Path: p, Content: notes[p], Parsed: markdown.Parse(p, notes[p])})
@@ -98,7 +100,7 @@ func TestStoredMatchesGraph(t *testing.T) {
 	for name, dir := range vaults {
 		t.Run(name, func(t *testing.T) {
 			notes := readVault(t, dir)
-			stored := newStored(t)
+			stored := newStored(t, notes)
 			paths := allPaths(notes)
 			// A few notes a transaction, as a catch-up stores them: what one note of a batch
 			// adds must be seen by the next.
@@ -130,18 +132,30 @@ func TestStoredMatchesGraph(t *testing.T) {
 	}
 }
 
-func newStored(t *testing.T) *links.Stored {
+// newStored returns an empty stored graph, which reads the lines of links from notes: the
+// test keeps it as the disk would be.
+func newStored(t *testing.T, notes map[string]string) *links.Stored {
 	t.Helper()
 	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "index.db"), store.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	g, err := links.NewStored(t.Context(), db)
+	g, err := links.NewStored(t.Context(), db, readFrom(notes))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return g
+}
+
+func readFrom(notes map[string]string) links.NoteReader {
+	return func(path string) (string, error) {
+		content, ok := notes[path]
+		if !ok {
+			return "", fs.ErrNotExist
+		}
+		return content, nil
+	}
 }
 
 func storedSnapshot(t *testing.T, g *links.Stored, paths []string) snapshot {
@@ -175,7 +189,7 @@ func TestStoredKeepsTheVersion(t *testing.T) {
 	if err := db.Reset(ctx, store.Embedder{Name: "test", Model: "test", Dimension: 4}); err != nil {
 		t.Fatal(err)
 	}
-	g, err := links.NewStored(ctx, db)
+	g, err := links.NewStored(ctx, db, readFrom(map[string]string{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,5 +233,72 @@ func TestStoredKeepsTheVersion(t *testing.T) {
 	}
 	if got := disagree(); !slices.Equal(got, []string{"A.md"}) {
 		t.Errorf("after B's rename, LinksDisagree names %v, want A.md alone", got)
+	}
+}
+
+// The index keeps where a link is, not its line: the answers read the line from the note as
+// it is on disk. A line that no longer holds the link, after an edit the graph has not seen
+// yet, or a note that cannot be read, gives the link as written instead of another line.
+func TestStoredReadsLinesFromTheNotes(t *testing.T) {
+	ctx := t.Context()
+	paragraph := "Sourdough needs a lively [[Starter]], fed the night before; " + strings.Repeat("flour and water, ", 40)
+	notes := map[string]string{
+		"Bread.md":   "# Bread\n\n" + paragraph + "\n",
+		"Pizza.md":   "---\nuses: \"[[Starter]]\"\n---\nsee [[Starter]]\n",
+		"Starter.md": "a jar",
+	}
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "index.db"), store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	stored, err := links.NewStored(ctx, db, readFrom(notes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var batch []links.Source
+	for _, p := range allPaths(notes) {
+		batch = append(batch, links.Source{Path: p, Content: notes[p], Parsed: markdown.Parse(p, notes[p])})
+	}
+	if err := stored.SetMany(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	kept, _, err := db.LinksFrom(ctx, "Bread.md")
+	if err != nil || len(kept) != 1 {
+		t.Fatalf("LinksFrom(Bread.md) = %d links, %v; want 1", len(kept), err)
+	}
+	if strings.Contains(string(kept[0].Written), "flour") {
+		t.Errorf("the index keeps the link's line: %s", kept[0].Written)
+	}
+	lines := func(refs []links.Ref) map[string][]string {
+		out := map[string][]string{}
+		for _, r := range refs {
+			out[r.From] = append(out[r.From], r.Text)
+		}
+		return out
+	}
+	storedLines := func() map[string][]string {
+		t.Helper()
+		back, err := stored.Backlinks(ctx, "Starter.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return lines(back)
+	}
+	want := lines(build(notes).Backlinks("Starter.md")) // the in-memory graph keeps the lines
+	if got := storedLines(); !reflect.DeepEqual(got, want) || len(want["Bread.md"][0]) > links.MaxText+2*len("…") {
+		t.Fatalf("backlinks' lines = %q, want %q, cut to MaxText", got, want)
+	}
+
+	// Edited on disk and not stored again yet: Bread's line 3 is now another line, and
+	// Pizza is gone.
+	notes["Bread.md"] = "# Bread\n\nA new line here.\n" + paragraph + "\n"
+	delete(notes, "Pizza.md")
+	want = map[string][]string{
+		"Bread.md": {"[[Starter]]"},
+		"Pizza.md": {"uses: [[Starter]]", "[[Starter]]"},
+	}
+	if got := storedLines(); !reflect.DeepEqual(got, want) {
+		t.Errorf("after edits the graph has not seen, backlinks' lines = %q, want %q", got, want)
 	}
 }

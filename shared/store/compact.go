@@ -101,7 +101,7 @@ func (s *Store) KeepCompact() *Compaction {
 		if removed > 0 {
 			c.compactIfWasteful(ctx)
 		}
-		s.trimLog(ctx)
+		s.trimLog(ctx, maxLog)
 		return nil
 	}
 	return c
@@ -133,16 +133,24 @@ func (c *Compaction) compactIfWasteful(ctx context.Context) {
 // maxLog is the size past which the write-ahead log is emptied after a write.
 const maxLog = 8 << 20
 
-// trimLog empties the write-ahead log when it has grown past maxLog. SQLite starts the log
+// trimLog empties the write-ahead log when it has grown past over bytes. SQLite starts the log
 // again from the top only when no search is reading it, so with searches one after another it
 // grows with every write, and each search looks up pages in a longer log. A TRUNCATE
 // checkpoint waits, the busy timeout at most, for the searches already running to finish
 // (new ones read the file, which then holds everything), copies the log into the file and
 // cuts the log to nothing.
-func (s *Store) trimLog(ctx context.Context) {
-	if info, err := os.Stat(s.path + "-wal"); err == nil && info.Size() > maxLog {
+func (s *Store) trimLog(ctx context.Context, over int64) {
+	if info, err := os.Stat(s.path + "-wal"); err == nil && info.Size() > over {
 		s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
 	}
+}
+
+// EmptyLog empties the write-ahead log, if it holds anything: for a writer that has nothing
+// left to write. Otherwise the log waits beside the index until the next write, and SQLite
+// keeps its file at the size it reached, up to the 4 MiB Open allows: more than the whole
+// index of a small vault.
+func (s *Store) EmptyLog(ctx context.Context) {
+	s.trimLog(ctx, 0)
 }
 
 // Compact reclaims the space that deleted notes left in the index, whatever its share: it

@@ -124,7 +124,7 @@ const batchChunks = 256
 // it again. An old index is never searched with a new model's query vectors: their distances
 // would mean nothing. Opening the database takes its lock: a second server on the same index
 // stops here.
-func openIndex(ctx context.Context, cfg config, logger *slog.Logger) (_ *index, err error) {
+func openIndex(ctx context.Context, cfg config, notes *vault.Vault, logger *slog.Logger) (_ *index, err error) {
 	if err := store.CheckLocation(cfg.vaultDir, cfg.dbPath); err != nil {
 		return nil, err
 	}
@@ -162,7 +162,11 @@ func openIndex(ctx context.Context, cfg config, logger *slog.Logger) (_ *index, 
 	if err != nil {
 		return nil, err
 	}
-	graph, err := links.NewStored(ctx, db)
+	// The graph keeps where each link is, and reads its line from the note when asked.
+	graph, err := links.NewStored(ctx, db, func(path string) (string, error) {
+		_, content, err := notes.ReadNote(path)
+		return string(content), err
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -58,6 +58,7 @@ func (l *live) run(ctx context.Context) {
 	l.catchUp(ctx)
 	l.ix.caughtUp.applied(l.ix.current())
 	l.ix.coverage.endStartup()
+	l.emptyLogIfIdle(ctx)
 	for {
 		select {
 		case <-ctx.Done():
@@ -70,6 +71,15 @@ func (l *live) run(ctx context.Context) {
 			l.apply(ctx, c)
 		}
 		l.ix.caughtUp.applied(l.ix.current())
+		l.emptyLogIfIdle(ctx)
+	}
+}
+
+// emptyLogIfIdle empties the index's write-ahead log when no change is waiting to be written:
+// otherwise the log stays beside the index until the next write, at the size it reached.
+func (l *live) emptyLogIfIdle(ctx context.Context) {
+	if l.backlog() == 0 {
+		l.ix.db.EmptyLog(ctx)
 	}
 }
 

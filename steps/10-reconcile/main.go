@@ -77,7 +77,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		}
 		defer ln.Close()
 	}
-	ix, err := openIndex(ctx, cfg, logger)
+	ix, err := openIndex(ctx, cfg, notes, logger)
 	if err != nil {
 		return err
 	}

@@ -517,7 +517,10 @@ func compareLinks(t *testing.T, vaultDir, db string, round int) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	stored, err := links.NewStored(t.Context(), s)
+	stored, err := links.NewStored(t.Context(), s, func(p string) (string, error) {
+		_, content, err := notes.ReadNote(p)
+		return string(content), err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -540,4 +543,29 @@ func compareLinks(t *testing.T, vaultDir, db string, round int) {
 	if err != nil || !reflect.DeepEqual(missing, fresh.Unresolved()) {
 		t.Fatalf("round %d: after the restart, unresolved %+v (%v)\nfrom scratch %+v", round, missing, err, fresh.Unresolved())
 	}
+}
+
+// Once the worker has nothing left to write, after the catch-up and again after an edit, the
+// write-ahead log is emptied: an idle index is one file, not a file and a log of up to 4 MiB.
+func TestIdleIndexLeavesNoLog(t *testing.T) {
+	vaultDir := steptest.CopyVault(t)
+	db := filepath.Join(t.TempDir(), "index.db")
+	url := startServer(t, vaultDir, "-db", db)
+	logEmptied := func() string {
+		info, err := os.Stat(db + "-wal")
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return ""
+		case err != nil:
+			return err.Error()
+		case info.Size() > 0:
+			return fmt.Sprintf("the write-ahead log beside an idle index holds %d bytes", info.Size())
+		}
+		return ""
+	}
+	steptest.Eventually(t, 10*time.Second, logEmptied)
+
+	writeNote(t, vaultDir, "Idle.md", "# Idle\n\nA note written while the server runs.")
+	steptest.Eventually(t, 10*time.Second, finds(t, url, "written while the server runs", "Idle.md"))
+	steptest.Eventually(t, 10*time.Second, logEmptied)
 }
