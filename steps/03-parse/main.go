@@ -91,6 +91,9 @@ func newMCPServer(hooks *server.Hooks) *server.MCPServer {
 	s := server.NewMCPServer("vaultmcp", "0.3.0",
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(false, false),
+		// A panic in a resources/read handler becomes that request's internal error, -32603;
+		// without this, net/http would recover it and drop the connection unanswered.
+		server.WithResourceRecovery(),
 		server.WithHooks(hooks),
 		// A client may keep the one template for an hour; the list of notes and a note's text
 		// can change with any save, so they keep mcp-go's default, 0: ask again each time.

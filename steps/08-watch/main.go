@@ -143,6 +143,9 @@ func newMCPServer(hooks *server.Hooks, names *noteCompleter) *server.MCPServer {
 	s := server.NewMCPServer("vaultmcp", "0.8.0",
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(true, true), // clients may follow a note, and hear the list change
+		// A panic in a resources/read handler becomes that request's internal error, -32603;
+		// without this, net/http would recover it and drop the connection unanswered.
+		server.WithResourceRecovery(),
 		server.WithHooks(hooks),
 		server.WithCompletions(),
 		server.WithResourceCompletionProvider(names),

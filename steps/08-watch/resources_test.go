@@ -1,15 +1,24 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
 	"vaultmcp/shared/steptest"
+	"vaultmcp/shared/vault"
 )
 
 // TestReadResourceStaysInsideTheVault: a resource URI comes from a client, which may have built
@@ -95,5 +104,58 @@ func TestListResourcesPages(t *testing.T) {
 	}
 	if _, rpcErr := steptest.RPC(t, url, "resources/list", map[string]any{"cursor": "not a cursor!"}); rpcErr == nil || rpcErr.Code != -32602 {
 		t.Errorf("resources/list with a broken cursor = %v, want -32602 invalid params", rpcErr)
+	}
+}
+
+// TestResourcePanicIsAnError: a fault in a resources/read handler is answered as an internal
+// error, and the server goes on to answer the next request.
+func TestResourcePanicIsAnError(t *testing.T) {
+	vaultDir := t.TempDir()
+	steptest.Write(t, filepath.Join(vaultDir, "Faulty.md"), "found on disk, so the request reaches mcp-go")
+	steptest.Write(t, filepath.Join(vaultDir, "Fine.md"), "fine")
+	notes, err := vault.Open(vaultDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer notes.Close()
+	logger := slog.New(slog.DiscardHandler)
+	hooks := &server.Hooks{}
+	mcpServer := newMCPServer(hooks, &noteCompleter{})
+	addResources(mcpServer, hooks, notes, logger)
+	// mcp-go tries a resource registered by its URI before the note template.
+	mcpServer.AddResource(mcp.NewResource("note:///Faulty.md", "Faulty.md"),
+		func(context.Context, mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+			panic("a fault in the handler")
+		})
+	ln, err := listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := newHTTPServer(ln, mcpServer, findNotes(notes), logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.ErrorLog = log.New(io.Discard, "", 0) // where net/http reports a panic it recovered
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	url := "http://" + ln.Addr().String() + "/mcp"
+
+	body := `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"note:///Faulty.md"}}`
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	var answer struct{ Error *steptest.RPCError }
+	if resp, err := http.DefaultClient.Do(req); err != nil {
+		t.Errorf("resources/read of a panicking handler: no answer (%v), want a JSON-RPC error", err)
+	} else {
+		defer resp.Body.Close()
+		if err := json.NewDecoder(resp.Body).Decode(&answer); err != nil || answer.Error == nil || answer.Error.Code != -32603 {
+			t.Errorf("resources/read of a panicking handler = %+v (%v), want -32603, internal error", answer.Error, err)
+		}
+	}
+
+	result, rpcErr := steptest.RPC(t, url, "resources/read", map[string]any{"uri": "note:///Fine.md"})
+	if rpcErr != nil || !strings.Contains(string(result), `"text":"fine"`) {
+		t.Errorf("resources/read after the panic = %s, %v; want the note", result, rpcErr)
 	}
 }
