@@ -30,7 +30,7 @@ func main() {
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	flags := flag.NewFlagSet(args[0], flag.ContinueOnError)
-	endpoint := flags.String("mcp", "http://127.0.0.1:3000/mcp", "the running server's MCP endpoint")
+	endpoint := flags.String("mcp", "http://"+defaultAddr+"/mcp", "the running server's MCP endpoint")
 	vault := flags.String("vault", "", "the vault the server reads (default: .run/vault, the copy of the sample vault that make step serves)")
 	if err := flags.Parse(args[1:]); err != nil {
 		return err
@@ -54,7 +54,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		*vault = filepath.Join(root, ".run", "vault")
 	}
 	if err := reachable(*endpoint); err != nil {
-		return fmt.Errorf("no server answers at %s (%v); start it first with `make step %d` in another terminal", *endpoint, err, n)
+		return fmt.Errorf("no server answers at %s (%v); start it first with `%s` in another terminal", *endpoint, err, startCommand(n, *endpoint))
 	}
 
 	sections, err := transcript.ParseFile(step.Transcript())
@@ -76,6 +76,26 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return fmt.Errorf("%d of %d sections failed", failed, len(sections))
 	}
 	return nil
+}
+
+// defaultAddr is where make step serves when ADDR is not given.
+const defaultAddr = "127.0.0.1:3000"
+
+// firstEmbedderStep is the first step that embeds notes. Its transcripts, and every later
+// one, show what the offline embedder finds, so they pass on a server started with it, and
+// only the offline embedder needs no Ollama.
+const firstEmbedderStep = 4
+
+// startCommand is what a reader types to start step n where check-step looks for it.
+func startCommand(n int, endpoint string) string {
+	cmd := fmt.Sprintf("make step %d", n)
+	if n >= firstEmbedderStep {
+		cmd += " EMBEDDER=offline"
+	}
+	if u, err := url.Parse(endpoint); err == nil && u.Host != defaultAddr {
+		cmd += " ADDR=" + u.Host
+	}
+	return cmd
 }
 
 func reachable(endpoint string) error {
