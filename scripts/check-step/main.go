@@ -14,21 +14,27 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 
 	"vaultmcp/scripts/transcript"
 )
 
 func main() {
-	if err := run(context.Background(), os.Args, os.Getenv, os.Stdout); err != nil {
+	// Ctrl-C, or a kill, stops the run where it is; run then removes the notes it wrote.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "check-step:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	flags := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	endpoint := flags.String("mcp", "http://"+defaultAddr+"/mcp", "the running server's MCP endpoint")
 	vault := flags.String("vault", "", "the vault the server reads (default: .run/vault, the copy of the sample vault that make step serves)")
@@ -57,19 +63,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return fmt.Errorf("no server answers at %s (%v); start it first with `%s` in another terminal", *endpoint, err, startCommand(n, *endpoint))
 	}
 
+	text, err := os.ReadFile(step.Transcript())
+	if err != nil {
+		return err
+	}
 	sections, err := transcript.ParseFile(step.Transcript())
 	if err != nil {
 		return err
 	}
-	env := transcript.Env{MCP: *endpoint, Vault: *vault}
-	failed := 0
-	for _, s := range sections {
-		if f := transcript.Run(ctx, s, env); f != nil {
-			failed++
-			fmt.Fprintf(stdout, "FAIL %s\n%s\n\n", s.Title, f.Error())
-			continue
-		}
-		fmt.Fprintf(stdout, "ok   %s\n", s.Title)
+	failed, err := check(ctx, sections, string(text), transcript.Env{MCP: *endpoint, Vault: *vault}, stdout, stderr)
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(stdout, "\nstep %s: %d passed, %d failed\n", step.Name, len(sections)-failed, failed)
 	if failed > 0 {
@@ -96,6 +100,38 @@ func startCommand(n int, endpoint string) string {
 		cmd += " ADDR=" + u.Host
 	}
 	return cmd
+}
+
+// check runs the sections in order and prints ok or FAIL for each. It returns the number that
+// failed, or an error when ctx ended first (Ctrl-C): then it stops at once, between two
+// sections or in the middle of a command. Either way it then removes the notes the run wrote
+// and had not removed yet (see tidy).
+func check(ctx context.Context, sections []transcript.Section, text string, env transcript.Env, stdout, stderr io.Writer) (failed int, err error) {
+	before, err := listFiles(env.Vault)
+	if err != nil {
+		fmt.Fprintf(stderr, "check-step: cannot list the files of %s, so a note this run writes and does not remove itself stays: %v\n", env.Vault, err)
+	} else {
+		defer tidy(env.Vault, before, text, stderr)
+	}
+	for i, s := range sections {
+		if ctx.Err() != nil {
+			return failed, fmt.Errorf("interrupted after %d of %d sections", i, len(sections))
+		}
+		f := transcript.Run(ctx, s, env)
+		if ctx.Err() != nil {
+			// The interrupt cut the section short, so its output says nothing. The server may
+			// still be answering the request it had, and write a note after tidy has looked.
+			fmt.Fprintf(stderr, "check-step: stopped in the middle of %q; should the server still finish its request, a note it writes stays in the vault until make step serves a fresh copy\n", s.Title)
+			return failed, fmt.Errorf("interrupted in section %d of %d", i+1, len(sections))
+		}
+		if f != nil {
+			failed++
+			fmt.Fprintf(stdout, "FAIL %s\n%s\n\n", s.Title, f.Error())
+			continue
+		}
+		fmt.Fprintf(stdout, "ok   %s\n", s.Title)
+	}
+	return failed, nil
 }
 
 func reachable(endpoint string) error {

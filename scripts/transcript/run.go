@@ -80,6 +80,9 @@ func execute(ctx context.Context, shell string, env Env) (output string, exitCod
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", shell)
 	cmd.Env = append(os.Environ(), "MCP="+env.MCP, "VAULT="+env.Vault)
+	// When ctx ends, sh is killed, but a curl it started may live on and hold the output
+	// open: stop waiting for it soon after.
+	cmd.WaitDelay = time.Second
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		exitCode = -1
