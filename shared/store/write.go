@@ -371,14 +371,23 @@ func scanState(row interface{ Scan(...any) error }, dest ...any) (NoteState, err
 
 // NoteStates returns the state of the file behind every note in the index, by path: what
 // reconcile compares with the vault on disk.
+//
+// It reads a row per note, and checks ctx itself between rows rather than handing it to the
+// query: for a context that can be cancelled, the driver (ncruces/go-sqlite3 v0.21.3) arms
+// SQLite's interrupt before each row and disarms it after, two more calls into SQLite per
+// row, which made this read of thousands of small rows three times slower. A row of a table
+// scan is a few microseconds' work, so a stop is noticed as soon either way.
 func (s *Store) NoteStates(ctx context.Context) (map[string]NoteState, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT path, `+noteStateColumns+` FROM notes`)
+	rows, err := s.db.QueryContext(context.WithoutCancel(ctx), `SELECT path, `+noteStateColumns+` FROM notes`)
 	if err != nil {
 		return nil, fmt.Errorf("list indexed notes: %w", err)
 	}
 	defer rows.Close()
 	states := make(map[string]NoteState)
 	for rows.Next() {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("list indexed notes: %w", err)
+		}
 		var p string
 		st, err := scanState(rows, &p)
 		if err != nil {
