@@ -45,6 +45,7 @@ func FuzzCleanPath(f *testing.F) {
 	f.Cleanup(func() { v.Close() })
 
 	f.Fuzz(func(t *testing.T, p string) {
+		checkServableName(t, p)
 		clean, err := CleanPath(p)
 		if err == nil {
 			checkClean(t, p, clean)

@@ -83,13 +83,34 @@ func CleanPath(p string) (string, error) {
 	return clean, nil
 }
 
+// servableName reports whether name, one element of a path, is one CleanPath accepts and
+// leaves as it is, within a path whose other elements it does: the checks CleanPath makes of
+// the whole path, asked of one name. A walk of the vault checks each name once this way, where
+// CleanPath on each note's path would check its folders' names again for every note. The
+// length of the whole path is the caller's to check. TestServableName holds the two to the
+// same answer.
+func servableName(name string) bool {
+	return name != "" && utf8.ValidString(name) && !strings.ContainsFunc(name, unicode.IsControl) &&
+		!strings.ContainsAny(name, `/\:`+forbidden) &&
+		!strings.HasPrefix(name, ".") && !strings.HasSuffix(name, ".") && !strings.HasSuffix(name, " ") &&
+		!Reserved(name)
+}
+
 // forbidden are the characters besides ':', '/' and '\\' that Windows refuses in a name.
 const forbidden = `<>"|?*`
 
 // Reserved reports whether name is a Windows device name (CON, NUL, COM1, ...): the part
 // before the first dot, without trailing spaces and in any case. Windows opens the device
 // instead of a file, before Windows 11 even for "nul.md", and os.Root refuses such names there.
+//
+// Every such name starts with C, P, A, N or L, and only those letters, in either case, turn
+// into one in upper case (of the runes beyond ASCII, only ı and ſ upper-case into ASCII, as I
+// and S). So a name that starts otherwise is not a device, and most are passed without the
+// upper-casing, which costs a copy of the name: a walk of the vault asks this of every name.
 func Reserved(name string) bool {
+	if name == "" || !strings.ContainsRune("CPANLcpanl", rune(name[0])) {
+		return false
+	}
 	base, _, _ := strings.Cut(name, ".")
 	base = strings.ToUpper(strings.TrimRight(base, " "))
 	switch base {

@@ -2,8 +2,10 @@ package vault
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // cleanPathTests are the spellings a hostile or confused model might send. FuzzCleanPath
@@ -174,5 +176,63 @@ func TestNotePath(t *testing.T) {
 	want := `path "Tools/Node.js" is not a note: only Markdown notes (.md) can be read; if the note's name really ends in ".js", send "Tools/Node.js.md"`
 	if err == nil || err.Error() != want {
 		t.Errorf("NotePath error:\n got %v\nwant %s", err, want)
+	}
+}
+
+// TestReservedStartsWithALetterOfADevice: Reserved passes over names whose first letter
+// cannot begin a device name in upper case. It must answer as upper-casing the whole name
+// would, whatever the first rune: every rune is tried before the rest of a device name that
+// starts with each of the five letters.
+func TestReservedStartsWithALetterOfADevice(t *testing.T) {
+	devices := []string{"CON", "PRN", "AUX", "NUL", "LPT¹"}
+	upperCased := func(name string) bool {
+		base, _, _ := strings.Cut(name, ".")
+		base = strings.ToUpper(strings.TrimRight(base, " "))
+		return slices.Contains(devices, base)
+	}
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if r >= 0xD800 && r <= 0xDFFF {
+			continue // surrogates are not runes of UTF-8 text
+		}
+		for _, d := range devices {
+			name := string(r) + d[1:] + ".md"
+			if got, want := Reserved(name), upperCased(name); got != want {
+				t.Fatalf("Reserved(%q) = %v, want %v", name, got, want)
+			}
+		}
+	}
+}
+
+// TestServableName holds servableName, which a walk of the vault asks of each name it finds,
+// to CleanPath, which a tool call's path goes through: a name passes exactly when CleanPath
+// returns a path ending in it as it is. FuzzCleanPath asks the same of every name it makes.
+func TestServableName(t *testing.T) {
+	names := []string{"Note.md", "Ünïcödé.md", "日本語.md", "a b.md", "CON", "con.md", "Conın$.md",
+		"COM1.md", "COM10.md", "lpt¹", "a.", "a ", " a", ".obsidian", "..", ".", "", "a:b.md",
+		`a\b.md`, "a/b.md", "a\x01.md", "a\x7f.md", "a\u0085.md", "\xff.md", "a<b.md", "a|b", "a?.md", "a*"}
+	for _, tc := range cleanPathTests {
+		names = append(names, strings.Split(tc.in, "/")...)
+	}
+	for _, name := range names {
+		checkServableName(t, name)
+	}
+}
+
+// checkServableName fails the test unless servableName(name) says what CleanPath says of a
+// path that ends in name, at the top of the vault and in a folder. A name holds no '/': a
+// folder's listing never shows one.
+func checkServableName(t *testing.T, name string) {
+	t.Helper()
+	if strings.Contains(name, "/") {
+		return
+	}
+	for _, p := range []string{name, "Folder/" + name} {
+		if len(p) > MaxPathLen {
+			continue // the caller checks the whole path's length
+		}
+		clean, err := CleanPath(p)
+		if want := err == nil && clean == p; servableName(name) != want {
+			t.Errorf("servableName(%q) = %v, but CleanPath(%q) = %q, %v", name, !want, p, clean, err)
+		}
 	}
 }

@@ -356,9 +356,15 @@ func (v *Vault) SkippedFolders() map[string]string {
 // A folder it cannot read, such as lost+found or another user's folder, is left out and
 // recorded for SkippedFolders: the rest of the vault is still listed. Only the vault folder
 // itself must be readable.
+//
+// It checks each name once, where it finds it, rather than the whole path of every note: a
+// path is one CleanPath returns as it is exactly when its folder's path is and its own name
+// passes (see servableName). So it remembers the few folders whose path is not, and
+// everything under them is not either.
 func (v *Vault) walk(fn func(p string, d fs.DirEntry, info fs.FileInfo) error, skip func(p string)) error {
 	fsys := v.root.FS()
 	skipped := map[string]string{}
+	unservable := map[string]bool{} // the folders entered whose path CleanPath refuses or changes
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil && p != "." && d != nil && d.IsDir():
@@ -369,13 +375,18 @@ func (v *Vault) walk(fn func(p string, d fs.DirEntry, info fs.FileInfo) error, s
 		case err != nil || p == ".":
 			return err
 		}
-		isNote := !d.IsDir() && strings.EqualFold(path.Ext(p), ".md")
-		if clean, err := CleanPath(p); err != nil || clean != p {
+		name := d.Name()
+		folder := strings.TrimSuffix(p[:len(p)-len(name)], "/") // "" for the vault's own
+		isNote := !d.IsDir() && strings.EqualFold(path.Ext(name), ".md")
+		if unservable[folder] || len(p) > MaxPathLen || !servableName(name) {
 			switch {
 			case hidden(p) && d.IsDir():
 				return fs.SkipDir
 			case isNote && !hidden(p) && skip != nil:
 				skip(p)
+			}
+			if d.IsDir() {
+				unservable[p] = true
 			}
 			return nil // a folder with a name no path can send is entered, to report its notes
 		}
