@@ -165,6 +165,12 @@ func TestRoundTrip(t *testing.T) {
 	if st.Size != note.Size || st.Hash != note.Hash || !st.MTime.Equal(mtime) {
 		t.Errorf("NoteStates[%s] = %+v, want size %d, hash %s, mtime %v", note.Path, st, note.Size, note.Hash, mtime)
 	}
+	// It checks its context itself, between rows (see NoteStates): a stop still ends it.
+	stopped, stop := context.WithCancel(t.Context())
+	stop()
+	if states, err := s.NoteStates(stopped); !errors.Is(err, context.Canceled) {
+		t.Errorf("NoteStates with a cancelled context = %v, %v; want context.Canceled", states, err)
+	}
 
 	var fm string
 	if err := s.db.QueryRow(`SELECT frontmatter ->> '$.tags[0]' FROM notes`).Scan(&fm); err != nil || fm != "garden" {
