@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -325,18 +326,63 @@ func (s *Store) UnresolvedLinks(ctx context.Context, targetKey string) ([]Stored
 // on: those the graph holds and the index does not, and those the index holds whose links are
 // missing or were read from another version of the note than its sections. Both hold every
 // note that was stored whole, from one version, so these are usually few: notes whose
-// embedding or whose links failed, or whose embedding a stop cut short.
+// embedding or whose links failed, or whose embedding a stop cut short. Both lists are in
+// path order.
 func (s *Store) LinksDisagree(ctx context.Context) (onlyLinked, stale []string, err error) {
-	onlyLinked, err = column[string](s.db.QueryContext(ctx, `
-		SELECT path FROM link_notes WHERE path NOT IN (SELECT path FROM notes)`))
-	if err == nil {
-		stale, err = column[string](s.db.QueryContext(ctx, `
-			SELECT n.path FROM notes n LEFT JOIN link_notes l ON l.path = n.path
-			WHERE l.version IS NOT n.hash`))
-	}
+	states, err := s.NoteStates(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("compare the link graph with the index: %w", err)
 	}
+	return s.LinksDisagreeWith(ctx, states)
+}
+
+// LinksDisagreeWith is LinksDisagree for a caller that has just read the index's NoteStates,
+// as a catch-up has. It reads each note's version from the graph, a row a note read as
+// NoteStates reads its rows, and compares the two in memory: a join in SQL would look each
+// note up in the other table, which costs more than reading both tables through.
+func (s *Store) LinksDisagreeWith(ctx context.Context, states map[string]NoteState) (onlyLinked, stale []string, err error) {
+	rows, err := s.db.QueryContext(context.WithoutCancel(ctx), `SELECT path, version FROM link_notes`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("compare the link graph with the index: %w", err)
+	}
+	defer rows.Close()
+	matched := 0 // notes of states the graph holds
+	var linked []string
+	for rows.Next() {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, fmt.Errorf("compare the link graph with the index: %w", err)
+		}
+		var path, version string
+		if err := rows.Scan(&path, &version); err != nil {
+			return nil, nil, fmt.Errorf("compare the link graph with the index: %w", err)
+		}
+		linked = append(linked, path)
+		switch st, indexed := states[path]; {
+		case !indexed:
+			onlyLinked = append(onlyLinked, path)
+		case st.Hash != version:
+			matched++
+			stale = append(stale, path)
+		default:
+			matched++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("compare the link graph with the index: %w", err)
+	}
+	if matched < len(states) { // some notes have no links stored at all: find which
+		holds := make(map[string]bool, len(linked))
+		for _, path := range linked {
+			holds[path] = true
+		}
+		for path := range states {
+			if !holds[path] {
+				stale = append(stale, path)
+			}
+		}
+	}
+	slices.Sort(onlyLinked)
+	slices.Sort(stale)
 	return onlyLinked, stale, nil
 }
 

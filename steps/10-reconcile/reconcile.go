@@ -119,7 +119,8 @@ func (l *live) catchUp(ctx context.Context) {
 // stored, or were stored from a version whose embedding failed or was cut short by a stop, or
 // one that failed and was deleted while the server was off. Each note's links carry the
 // version they were read from (its content hash), as its sections do, so a disagreement shows
-// in two small queries (store.LinksDisagree), which plan asks while it walks the vault.
+// in a comparison of the two versions of every note (store.LinksDisagree), which plan makes
+// while it walks the vault.
 func (l *live) catchUpLinks(ctx context.Context, graph graphComparison, changed []string, onDisk map[string]reconcile.State) *linkWork {
 	work := &linkWork{start: time.Now()}
 	if graph.err != nil {
@@ -238,19 +239,40 @@ func (l *live) compareGraph(ctx context.Context) (g graphComparison) {
 	return g
 }
 
+// compareGraphWith is compareGraph with the index's states read already.
+func (l *live) compareGraphWith(ctx context.Context, states map[string]store.NoteState) (g graphComparison) {
+	g.onlyLinked, g.stale, g.err = l.ix.db.LinksDisagreeWith(ctx, states)
+	return g
+}
+
 // plan compares the disk with the index: a walk of the vault that reads every note's size and
-// time, and a read of the notes whose size or time differ. The walk, the reading of the
-// index's rows and the comparison of the link graph with them do not depend on each other, so
-// they run at once: on a restart over an unchanged vault they are nearly all the work.
+// time, and a read of the notes whose size or time differ. The walk does not depend on the
+// index's rows, nor on the comparison of the link graph with them, so the two run at once,
+// each turning what it read into the States that Compute compares: on a restart over an
+// unchanged vault they are nearly all the work.
 func (l *live) plan(ctx context.Context) (reconcile.Plan, map[string]reconcile.State, graphComparison, error) {
-	var states map[string]store.NoteState
+	var indexed map[string]reconcile.State
 	var statesErr error
 	var graph graphComparison
 	var reading sync.WaitGroup
-	reading.Go(func() { states, statesErr = l.ix.db.NoteStates(ctx) })
-	reading.Go(func() { graph = l.compareGraph(ctx) })
+	reading.Go(func() {
+		var states map[string]store.NoteState
+		if states, statesErr = l.ix.db.NoteStates(ctx); statesErr != nil {
+			return
+		}
+		graph = l.compareGraphWith(ctx, states)
+		indexed = make(map[string]reconcile.State, len(states))
+		for path, st := range states {
+			indexed[path] = reconcile.State(st)
+		}
+	})
 	seen := time.Now() // before the walk: see readNote
 	infos, skipped, err := l.notes.NoteInfos()
+	onDisk := make(map[string]reconcile.State, len(infos))
+	for path, info := range infos {
+		s := vault.StampOf(info)
+		onDisk[path] = reconcile.State{Size: s.Size, MTime: s.MTime, CTime: s.CTime, FileID: s.File, Seen: seen}
+	}
 	reading.Wait()
 	if err != nil {
 		return reconcile.Plan{}, nil, graph, fmt.Errorf("list the vault's notes: %w", err)
@@ -258,16 +280,7 @@ func (l *live) plan(ctx context.Context) (reconcile.Plan, map[string]reconcile.S
 	if statesErr != nil {
 		return reconcile.Plan{}, nil, graph, statesErr
 	}
-	onDisk := make(map[string]reconcile.State, len(infos))
-	for path, info := range infos {
-		s := vault.StampOf(info)
-		onDisk[path] = reconcile.State{Size: s.Size, MTime: s.MTime, CTime: s.CTime, FileID: s.File, Seen: seen}
-	}
 	l.listSkipped(skipped, onDisk)
-	indexed := make(map[string]reconcile.State, len(states))
-	for path, st := range states {
-		indexed[path] = reconcile.State(st)
-	}
 	return reconcile.Compute(indexed, onDisk, l.hash), onDisk, graph, nil
 }
 
