@@ -99,11 +99,14 @@ func Compute(indexed, onDisk map[string]State, hash func(path string) (string, e
 		}
 	}
 
-	// The notes gone from their path, by hash: candidates for a rename.
+	// The notes gone from their path, by hash: candidates for a rename. None is gone when
+	// every indexed path was found on disk, as on most restarts.
 	var left []string
-	for path := range indexed {
-		if _, still := onDisk[path]; !still {
-			left = append(left, path)
+	if len(onDisk)-len(fresh) < len(indexed) {
+		for path := range indexed {
+			if _, still := onDisk[path]; !still {
+				left = append(left, path)
+			}
 		}
 	}
 	slices.Sort(left)

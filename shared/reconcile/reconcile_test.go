@@ -136,6 +136,22 @@ func TestUnchangedVaultReadsNothing(t *testing.T) {
 	}
 }
 
+// One note gone, every other still there: the paths found on disk are one fewer than the
+// index holds, and the missing one is deleted, or renamed where its content turned up.
+func TestOneNoteGone(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	indexed := map[string]State{"a.md": recorded(1, t0, "ha"), "b.md": recorded(2, t0, "hb")}
+	read := func(string) (string, error) { return "hb", nil }
+	deleted := Compute(indexed, map[string]State{"a.md": {Size: 1, MTime: t0}}, read)
+	if want := (Plan{Delete: []string{"b.md"}}); !reflect.DeepEqual(deleted, want) {
+		t.Errorf("b.md deleted: plan %+v, want %+v", deleted, want)
+	}
+	moved := Compute(indexed, map[string]State{"a.md": {Size: 1, MTime: t0}, "c.md": {Size: 2, MTime: t0}}, read)
+	if want := (Plan{Rename: []Rename{{From: "b.md", To: "c.md"}}, Checked: 1}); !reflect.DeepEqual(moved, want) {
+		t.Errorf("b.md moved to c.md: plan %+v, want %+v", moved, want)
+	}
+}
+
 // A first index, or new notes while none is gone: no rename is possible, so no note is read to
 // compare; each is read once, when it is embedded.
 func TestNewNotesAloneAreNotRead(t *testing.T) {
