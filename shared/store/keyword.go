@@ -62,6 +62,9 @@ func (s *Store) KeywordNotes(ctx context.Context, query string, opts Options) (h
 	if len(q.words) == 0 {
 		return nil, 0, nil
 	}
+	if ctx, err = uninterrupted(ctx); err != nil {
+		return nil, 0, err
+	}
 	weights, counts, sections, err := s.wordWeights(ctx, q.words)
 	if err != nil {
 		return nil, 0, fmt.Errorf("keyword search: %w", err)

@@ -74,6 +74,10 @@ func (s *Store) Search(ctx context.Context, query []float32, k int) ([]Hit, erro
 	if q.unit == nil || err != nil {
 		return nil, err
 	}
+	ctx, err = uninterrupted(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var hits []Hit
 	err = s.read(ctx, func(tx *sql.Tx) error {
 		nearest, err := s.knn(ctx, tx, q, k, nil)
@@ -108,6 +112,9 @@ func (s *Store) SearchNotes(ctx context.Context, query []float32, opts Options) 
 	if q.unit == nil || err != nil {
 		return nil, err
 	}
+	if ctx, err = uninterrupted(ctx); err != nil {
+		return nil, err
+	}
 	allowed, err := s.allowedSections(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -130,6 +137,18 @@ func (s *Store) SearchNotes(ctx context.Context, query []float32, opts Options) 
 		}
 	})
 	return hits, err
+}
+
+// uninterrupted returns ctx without its cancellation, or ctx's error if it has ended. A
+// search reads a few hundred rows, each a few microseconds' work, and is over in milliseconds;
+// for a context that can be cancelled, the driver (ncruces/go-sqlite3 v0.21.3) arms SQLite's
+// interrupt before each row and disarms it after, two more calls into SQLite a row, which
+// cost a search more than being interruptible saves (see NoteStates).
+func uninterrupted(ctx context.Context) (context.Context, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return context.WithoutCancel(ctx), nil
 }
 
 // read runs fn in a read transaction: what it reads in several queries is one state of the

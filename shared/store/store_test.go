@@ -171,6 +171,17 @@ func TestRoundTrip(t *testing.T) {
 	if states, err := s.NoteStates(stopped); !errors.Is(err, context.Canceled) {
 		t.Errorf("NoteStates with a cancelled context = %v, %v; want context.Canceled", states, err)
 	}
+	// A search does not hand its context to SQLite (see uninterrupted), but one asked on a
+	// context that has ended does not start.
+	if hits, err := s.Search(stopped, []float32{0, 1, 0, 0}, 5); !errors.Is(err, context.Canceled) {
+		t.Errorf("Search with a cancelled context = %v, %v; want context.Canceled", hits, err)
+	}
+	if hits, err := s.SearchNotes(stopped, []float32{0, 1, 0, 0}, Options{K: 5}); !errors.Is(err, context.Canceled) {
+		t.Errorf("SearchNotes with a cancelled context = %v, %v; want context.Canceled", hits, err)
+	}
+	if hits, _, err := s.KeywordNotes(stopped, "tomatoes", Options{K: 5}); !errors.Is(err, context.Canceled) {
+		t.Errorf("KeywordNotes with a cancelled context = %v, %v; want context.Canceled", hits, err)
+	}
 
 	var fm string
 	if err := s.db.QueryRow(`SELECT frontmatter ->> '$.tags[0]' FROM notes`).Scan(&fm); err != nil || fm != "garden" {
