@@ -274,8 +274,13 @@ func (t *LinkTx) SetTo(id int64, to string, byAlias, attachment bool) error {
 }
 
 // LinksTo returns the links that lead to the note at path, by the note they are in and then
-// in the order written.
+// in the order written. As a search does, it reads without handing its context to SQLite (see
+// uninterrupted), and so do LinksFrom and UnresolvedLinks: a row a link.
 func (s *Store) LinksTo(ctx context.Context, path string) ([]StoredLink, error) {
+	ctx, err := uninterrupted(ctx)
+	if err != nil {
+		return nil, err
+	}
 	links, err := scanLinks(s.db.QueryContext(ctx, `SELECT `+linkColumns+`
 		FROM `+linksJoined+`
 		WHERE l.to_note = (SELECT id FROM link_notes WHERE path = ?) ORDER BY n.path, l.ord`, path))
@@ -288,8 +293,12 @@ func (s *Store) LinksTo(ctx context.Context, path string) ([]StoredLink, error) 
 // LinksFrom returns the links written in the note at path, in order, and whether the graph
 // holds the note.
 func (s *Store) LinksFrom(ctx context.Context, path string) ([]StoredLink, bool, error) {
+	ctx, err := uninterrupted(ctx)
+	if err != nil {
+		return nil, false, err
+	}
 	var found bool
-	err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM link_notes WHERE path = ?)`, path).Scan(&found)
+	err = s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM link_notes WHERE path = ?)`, path).Scan(&found)
 	if err != nil || !found {
 		return nil, false, err
 	}
@@ -306,6 +315,10 @@ func (s *Store) LinksFrom(ctx context.Context, path string) ([]StoredLink, bool,
 // key, then by the note they are in and the order written. A targetKey other than "" keeps
 // only the links to that path.
 func (s *Store) UnresolvedLinks(ctx context.Context, targetKey string) ([]StoredLink, error) {
+	ctx, err := uninterrupted(ctx)
+	if err != nil {
+		return nil, err
+	}
 	query := `SELECT ` + linkColumns + `
 		FROM ` + linksJoined + `
 		WHERE l.to_note IS NULL AND NOT l.attachment %s

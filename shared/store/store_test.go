@@ -1192,6 +1192,18 @@ func TestLinksFollowTheirNotesPath(t *testing.T) {
 	if err != nil || len(missing) != 1 || missing[0].From != "from.md" || missing[0].To != "" {
 		t.Errorf("UnresolvedLinks(target) = %+v, %v; want the link from from.md, leading nowhere", missing, err)
 	}
+	// The reads do not hand their context to SQLite (see uninterrupted), but one asked on a
+	// context that has ended does not start.
+	stopped, stop := context.WithCancel(ctx)
+	stop()
+	_, err1 := s.UnresolvedLinks(stopped, "target")
+	_, err2 := s.LinksTo(stopped, "target.md")
+	_, _, err3 := s.LinksFrom(stopped, "from.md")
+	for i, err := range []error{err1, err2, err3} {
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("read %d of the links with a cancelled context: %v, want context.Canceled", i+1, err)
+		}
+	}
 	// A note of that path that comes later, in another transaction, is package links' to
 	// resolve: the link does not follow by itself.
 	if err := s.UpdateLinks(ctx, func(tx *LinkTx) error {
