@@ -198,19 +198,19 @@ func (g *Stored) missing(ctx context.Context, key string) ([]Missing, error) {
 	if err != nil {
 		return nil, err
 	}
+	refs, err := g.refsOf(stored) // all at once: each linking note is read once
+	if err != nil {
+		return nil, err
+	}
 	out := []Missing{} // as Graph.Unresolved: empty, not nil
 	for len(stored) > 0 {
 		end := 1 // the links come ordered by key: a group ends where the key changes
 		for end < len(stored) && stored[end].TargetKey == stored[0].TargetKey {
 			end++
 		}
-		refs, err := g.refsOf(stored[:end])
-		stored = stored[end:]
-		if err != nil {
-			return nil, err
-		}
 		target, _ := targetPath(refs[0].From, refs[0].Link.Target)
-		out = append(out, Missing{Target: trimMD(target), Refs: refs})
+		out = append(out, Missing{Target: trimMD(target), Refs: refs[:end:end]})
+		stored, refs = stored[end:], refs[end:]
 	}
 	slices.SortFunc(out, func(a, b Missing) int {
 		return cmp.Or(cmp.Compare(lower(a.Target), lower(b.Target)), cmp.Compare(a.Target, b.Target))
