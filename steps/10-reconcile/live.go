@@ -190,7 +190,7 @@ func (l *live) later(ctx context.Context, delay time.Duration, c watch.Change) {
 // to see and fix: trying again cannot help until the note changes.
 func fileFault(err error) bool {
 	return errors.Is(err, vault.ErrTooLarge) || errors.Is(err, vault.ErrNotNote) ||
-		errors.Is(err, vault.ErrInvalidPath) || errors.Is(err, fs.ErrPermission)
+		errors.Is(err, vault.ErrInvalidPath) || errors.Is(err, fs.ErrPermission) || errors.Is(err, errParse)
 }
 
 func (l *live) succeeded(path string) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"vaultmcp/shared/markdown"
 	"vaultmcp/shared/steptest"
 )
 
@@ -89,5 +90,39 @@ func TestNotesAsWritten(t *testing.T) {
 	}
 	if text, isError := callTool(t, url, "get_note", "Meeting 10:30"); !isError || !strings.Contains(text, "contains ':'") {
 		t.Errorf("get_note(Meeting 10:30) = %.200q (isError %v); want it refused for the ':'", text, isError)
+	}
+}
+
+// A note the parser fails on is left out, with the reason in index_status, and the server
+// keeps running: it indexes the rest, at start and when the note changes, and takes the note
+// in once the parser can read it.
+func TestParserFailureLeavesOneNoteOut(t *testing.T) {
+	parseMarkdown = func(path, text string) markdown.Note {
+		if strings.Contains(text, "BOOM") {
+			panic("a bug in the parser")
+		}
+		return markdown.Parse(path, text)
+	}
+	t.Cleanup(func() { parseMarkdown = markdown.Parse })
+	vaultDir := steptest.CopyVault(t)
+	writeNote(t, vaultDir, "Boom.md", "# Boom\n\nBOOM, and a rare word: quillwort.")
+	url := startServer(t, vaultDir)
+
+	st := status(t, url)
+	if why := st.NotIndexed["Boom.md"]; !strings.Contains(why, "the parser failed on this note") || !strings.Contains(why, "a bug in the parser") {
+		t.Errorf("index_status notIndexed[Boom.md] = %q; want the parser's failure", why)
+	}
+	if msg := finds(t, url, "dense loaf", "Kitchen/Bread/Dense loaf troubleshooting.md")(); msg != "" {
+		t.Error(msg)
+	}
+
+	// Saved again with the same bug, while the server runs; then without it.
+	writeNote(t, vaultDir, "Boom.md", "# Boom\n\nBOOM again, quillwort.")
+	writeNote(t, vaultDir, "Later.md", "# Later\n\nA note saved after: hornwort.")
+	steptest.Eventually(t, 10*time.Second, finds(t, url, "hornwort", "Later.md"))
+	writeNote(t, vaultDir, "Boom.md", "# Boom\n\nMended: quillwort.")
+	steptest.Eventually(t, 10*time.Second, finds(t, url, "quillwort", "Boom.md"))
+	if why, ok := status(t, url).NotIndexed["Boom.md"]; ok {
+		t.Errorf("index_status still lists Boom.md once the parser reads it: %q", why)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"vaultmcp/shared/links"
-	"vaultmcp/shared/markdown"
 	"vaultmcp/shared/progress"
 	"vaultmcp/shared/reconcile"
 	"vaultmcp/shared/store"
@@ -187,9 +186,11 @@ func (l *live) readLinks(ctx context.Context, work *linkWork) <-chan linkBatch {
 				path := work.paths[end]
 				end++
 				if _, content, err := l.notes.ReadNote(path); err == nil {
-					size += len(content)
 					text := string(content)
-					b.notes = append(b.notes, links.Source{Path: path, Content: text, Parsed: markdown.Parse(path, text), Version: contentHash(content)})
+					if parsed, err := parseNote(path, text); err == nil { // else indexNotes lists it
+						size += len(content)
+						b.notes = append(b.notes, links.Source{Path: path, Content: text, Parsed: parsed, Version: contentHash(content)})
+					}
 				}
 			}
 			b.paths, start = work.paths[start:end], end
