@@ -6,6 +6,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -67,9 +68,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	sections, err := transcript.ParseFile(step.Transcript())
+	sections, err := transcript.Parse(bytes.NewReader(text))
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", step.Transcript(), err)
 	}
 	failed, err := check(ctx, sections, string(text), transcript.Env{MCP: *endpoint, Vault: *vault}, stdout, stderr)
 	if err != nil {
