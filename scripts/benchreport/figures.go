@@ -100,7 +100,7 @@ var sections = []section{
 	},
 	{
 		Title: "The index over months",
-		Intro: "A vault's life in the index (`shared/store`): 2,000 notes of four sections, then 10,000 changes at random (seven in ten edits, each storing a note's sections anew; deletions; renames) with searches running throughout, against a fresh index of the notes as they end. sqlite-vec reuses a deleted vector's slot only in its newest chunk, and SQLite's tables keep the space deletions leave: the index compacts itself when a quarter of the vector slots are dead. Sizes are the file after closing; the largest is sampled every 100 changes. Search: a vector search and a keyword search of 20 notes each, after a restart. The same churn never compacting shows what compaction saves.",
+		Intro: "A vault's life in the index (`shared/store`): 2,000 notes of four sections, then 10,000 changes at random (seven in ten edits, each storing a note's sections anew; deletions; renames) with searches running throughout, against a fresh index of the notes as they end. sqlite-vec reuses a deleted vector's slot only in its newest chunk, and SQLite's tables keep the space deletions leave: the index gives empty pages back to the file system once more than 64 wait, and compacts itself when a quarter of the vector slots are dead. Sizes are the file after closing; the largest is sampled every 100 changes. Search: a vector search and a keyword search of 20 notes each, after a restart. The same churn never compacting shows what compaction saves.",
 		Rows: []figure{
 			{What: "index file after 10,000 changes", Bench: "BenchmarkChurn/compacting",
 				Value: metric{Unit: "index-MiB", Label: "MiB"}, Bound: metric{Unit: "fresh-MiB", Label: "MiB"}, BoundWhat: "fresh index", Ratio: "x-size-fresh",

@@ -28,8 +28,8 @@ import (
 
 // MinLiveShare is the share of the vector slots that must be live, or the index compacts.
 // The other tables' waste grows with the dead slots, a few KB for each at 768 dimensions, so a
-// quarter dead keeps a churned index within about 1.25 times the size of a fresh one at its
-// largest, and compacting, which rewrites the file, happens once for every third of the
+// quarter dead keeps a churned index within about 1.2 times the size of a fresh one at its
+// largest (the pages it empties given back, see giveBack), and compacting, which rewrites the file, happens once for every third of the
 // sections written again (BenchmarkChurn).
 const MinLiveShare = 0.75
 
@@ -76,8 +76,9 @@ type Compaction struct {
 
 // KeepCompact makes s look after its size at every write, as an index written while it is
 // served needs: a write that deletes vectors counts their slots as dead, in its own
-// transaction, and compacts the index once too few slots are live; and a write that leaves
-// the write-ahead log past maxLog empties it (see trimLog). Call it once, after Open and
+// transaction, and compacts the index once too few slots are live; a write that leaves the
+// write-ahead log past maxLog empties it (see trimLog); and one that leaves more than
+// maxFreePages empty pages gives them back to the file system (see giveBack). Call it once, after Open and
 // before the index is shared with other goroutines. An index that is only ever built and then
 // read has no need of it: nothing in it dies, and no search holds the log open against a
 // writer.
@@ -102,6 +103,7 @@ func (s *Store) KeepCompact() *Compaction {
 			c.compactIfWasteful(ctx)
 		}
 		s.trimLog(ctx, maxLog)
+		s.giveBack(ctx)
 		return nil
 	}
 	return c
@@ -142,6 +144,23 @@ const maxLog = 8 << 20
 func (s *Store) trimLog(ctx context.Context, over int64) {
 	if info, err := os.Stat(s.path + "-wal"); err == nil && info.Size() > over {
 		s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+	}
+}
+
+// maxFreePages is how many empty pages an index keeps for the writes to come: 256 KiB.
+const maxFreePages = 64
+
+// giveBack gives the file's empty pages back to the file system once more than maxFreePages
+// wait. A deletion empties pages, and FTS5 empties a whole segment's when it merges it into
+// another; SQLite keeps them for later writes to reuse, so the file stays at the largest size
+// it ever reached: in BenchmarkChurn, up to an eighth of the file just before a compaction.
+// With auto_vacuum = INCREMENTAL (see Open), incremental_vacuum moves the pages at the end
+// of the file into the empty ones and cuts it short.
+func (s *Store) giveBack(ctx context.Context) {
+	var free int
+	err := s.db.QueryRowContext(ctx, `SELECT freelist_count FROM pragma_freelist_count`).Scan(&free)
+	if err == nil && free > maxFreePages {
+		s.db.ExecContext(ctx, `PRAGMA incremental_vacuum`)
 	}
 }
 

@@ -340,3 +340,80 @@ func TestCompactForever(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyPagesGoBack: deleting most notes of an index that KeepCompact looks after leaves
+// the file no more than maxFreePages empty pages, where it would otherwise keep them all; and
+// an index made before Open asked for auto_vacuum takes it on at its next compaction.
+func TestEmptyPagesGoBack(t *testing.T) {
+	ctx := t.Context()
+	pages := func(s *Store) (total, free, mode int) {
+		t.Helper()
+		err := s.db.QueryRowContext(ctx, `SELECT * FROM pragma_page_count, pragma_freelist_count, pragma_auto_vacuum`).Scan(&total, &free, &mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return total, free, mode
+	}
+	for _, keep := range []bool{false, true} {
+		r := rand.New(rand.NewPCG(7, 7))
+		c := clusteredCorpus(r, 300, 4, churnEmbedder.Dimension)
+		s, err := Open(ctx, filepath.Join(t.TempDir(), "index.db"), Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if keep {
+			s.KeepCompact()
+		}
+		if err := s.Reset(ctx, churnEmbedder); err != nil {
+			t.Fatal(err)
+		}
+		c.put(t, s)
+		full, _, mode := pages(s)
+		if mode != 2 {
+			t.Fatalf("a new index has auto_vacuum %d; want 2 (incremental)", mode)
+		}
+		for _, n := range c.notes[:250] {
+			if err := s.DeleteNote(ctx, n.note.Path); err != nil {
+				t.Fatal(err)
+			}
+		}
+		total, free, _ := pages(s)
+		switch {
+		case keep && (free > maxFreePages || total >= full):
+			t.Errorf("with KeepCompact, after deleting 250 of 300 notes the file has %d pages (%d before), %d of them empty; want at most %d empty",
+				total, full, free, maxFreePages)
+		case !keep && (free <= maxFreePages || total < full):
+			t.Errorf("without KeepCompact, the file has %d pages (%d before), %d of them empty; want it to keep its empty pages", total, full, free)
+		}
+		s.Close()
+	}
+
+	// An index as Open made it before: auto_vacuum off until a compaction VACUUMs it.
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "index.db"), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Reset(ctx, churnEmbedder); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{`PRAGMA auto_vacuum = NONE`, `VACUUM`, `PRAGMA auto_vacuum = INCREMENTAL`} {
+		if _, err := conn.ExecContext(context.WithoutCancel(ctx), stmt); err != nil { // as Compact runs VACUUM
+			t.Fatal(err)
+		}
+	}
+	conn.Close()
+	if _, _, mode := pages(s); mode != 0 {
+		t.Fatalf("auto_vacuum is %d after turning it off; want 0", mode)
+	}
+	if err := s.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, mode := pages(s); mode != 2 {
+		t.Errorf("after a compaction, auto_vacuum is %d; want 2 (incremental)", mode)
+	}
+}
