@@ -10,7 +10,7 @@ import (
 
 // Dead slots, and compaction.
 //
-// sqlite-vec v0.1.6 keeps vectors in chunks of 1,024 slots and reuses the slot of a deleted
+// sqlite-vec v0.1.6 keeps vectors in chunks of slots (signChunk) and reuses the slot of a deleted
 // vector only in the newest chunk (asg017/sqlite-vec issues 54, 178, 184, 185). Every edit to a
 // note stores its sections again, so it leaves its old vectors' slots dead, in the file for
 // good. The other tables leave waste too, of a kind SQLite reclaims only when asked: pages left
@@ -33,8 +33,7 @@ import (
 // sections written again (BenchmarkChurn).
 const MinLiveShare = 0.75
 
-// minDead is how many dead slots there must be before compacting is worth its fixed cost:
-// one chunk's worth.
+// minDead is how many dead slots there must be before compacting is worth its fixed cost.
 const minDead = 1024
 
 // Slots says how many vectors the index holds (live) and how many slots deleted vectors left
@@ -118,7 +117,7 @@ func (c *Compaction) Err() error {
 }
 
 // compactIfWasteful compacts the index when it has become wasteful. A compaction that fails
-// (a full disk, say) is tried again once another chunk's worth of slots has died, not at every
+// (a full disk, say) is tried again once another minDead slots have died, not at every
 // write; its error is kept for Err.
 func (c *Compaction) compactIfWasteful(ctx context.Context) {
 	live, dead, err := c.s.Slots(ctx)
@@ -190,11 +189,9 @@ func (s *Store) Compact(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, fmt.Sprintf(`
-			DROP TABLE vectors;
-			CREATE VIRTUAL TABLE vectors USING vec0(embedding bit[%d]);
+		_, err = tx.ExecContext(ctx, `DROP TABLE vectors; `+createVectors(e.Dimension)+`;
 			INSERT INTO words (words) VALUES ('optimize');
-			DELETE FROM meta WHERE key = 'dead_vectors';`, signBytes(e.Dimension)*8))
+			DELETE FROM meta WHERE key = 'dead_vectors';`)
 		if err != nil {
 			return err
 		}

@@ -279,7 +279,7 @@ func (s *Store) reset(ctx context.Context, e Embedder, record func(*sql.Tx) erro
 		if err := createSchema(ctx, tx); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, fmt.Sprintf(`CREATE VIRTUAL TABLE vectors USING vec0(embedding bit[%d])`, signBytes(e.Dimension)*8))
+		_, err := tx.ExecContext(ctx, createVectors(e.Dimension))
 		if err != nil {
 			return err
 		}

@@ -15,7 +15,7 @@ import (
 // by side, so that finding the candidates is one pass over a few megabytes.
 //
 // vec0 can find them itself, with a KNN query on the same signs. But sqlite-vec v0.1.6 picks
-// the k nearest of each chunk of 1024 vectors in time that grows with k: the 256 candidates a
+// the k nearest of each chunk of vectors in time that grows with k: the 256 candidates a
 // search asks for cost it about 40 ms at 50,000 sections, where this scan takes well under 2
 // (BenchmarkSearch). So vec0 stays where the signs are kept on disk, written in the same
 // transaction as their note, and the index reads them into memory at the first search after
@@ -155,9 +155,9 @@ type querier interface {
 }
 
 // readSigns calls fn with the id and signs of every vector in the vectors table, read from
-// its storage. A row of vectors_chunks holds the rowids of a chunk's 1024 slots (little-endian
+// its storage. A row of vectors_chunks holds the rowids of a chunk's slots (little-endian
 // int64s) and a bitmap of the slots in use; the row of vectors_vector_chunks00 with the same id
-// holds their signs, one after another. Fifty such rows hold 50,000 sections, where asking
+// holds their signs, one after another. 200 such rows hold 50,000 sections, where asking
 // vec0 for each vector (SELECT rowid, embedding FROM vectors) looks them up one at a time,
 // over ten times slower. This is sqlite-vec v0.1.6's own layout, not its interface:
 // TestSignsLoaded checks it, so a new version that changes it fails the tests rather than the

@@ -195,3 +195,67 @@ func popcount(w uint64) int {
 	}
 	return n
 }
+
+// TestOlderChunksStillRead: an index made before the vectors table asked for chunks of
+// signChunk slots has vec0's own 1,024. Its signs still load, and its next compaction writes
+// the table anew with signChunk.
+func TestOlderChunksStillRead(t *testing.T) {
+	e := Embedder{Name: "test", Model: "chunks", Dimension: 70}
+	s := newIndex(t)
+	if err := s.Reset(t.Context(), e); err != nil {
+		t.Fatal(err)
+	}
+	older := fmt.Sprintf(`DROP TABLE vectors; CREATE VIRTUAL TABLE vectors USING vec0(embedding bit[%d])`, signBytes(e.Dimension)*8)
+	if _, err := s.db.ExecContext(t.Context(), older); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(9, 9))
+	var batch []Entry
+	for i := range 700 {
+		en := Entry{Note: Note{Path: fmt.Sprintf("n%d.md", i)}}
+		for j := range 2 {
+			v := make([]float32, e.Dimension)
+			for k := range v {
+				v[k] = float32(r.NormFloat64())
+			}
+			en.Sections = append(en.Sections, Section{Heading: fmt.Sprint(j), Text: en.Note.Path})
+			en.Vectors = append(en.Vectors, v)
+		}
+		batch = append(batch, en)
+	}
+	for _, err := range s.PutNotes(t.Context(), batch) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	loaded := func() int {
+		t.Helper()
+		var x signIndex
+		if err := x.load(t.Context(), s.db, e.Dimension); err != nil {
+			t.Fatal(err)
+		}
+		return len(x.ids)
+	}
+	chunkSize := func() (slots int) {
+		t.Helper()
+		if err := s.db.QueryRowContext(t.Context(), `SELECT length(rowids) / 8 FROM vectors_chunks LIMIT 1`).Scan(&slots); err != nil {
+			t.Fatal(err)
+		}
+		return slots
+	}
+	if got := chunkSize(); got != 1024 {
+		t.Fatalf("the older table has chunks of %d slots; want vec0's 1024", got)
+	}
+	if got := loaded(); got != 1400 {
+		t.Fatalf("%d signs loaded from chunks of 1024; want 1400", got)
+	}
+	if err := s.Compact(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := chunkSize(); got != signChunk {
+		t.Errorf("after a compaction the chunks have %d slots; want %d", got, signChunk)
+	}
+	if got := loaded(); got != 1400 {
+		t.Errorf("%d signs loaded after the compaction; want 1400", got)
+	}
+}

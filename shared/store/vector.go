@@ -113,3 +113,17 @@ func signs(v []float32) []byte {
 
 // signBytes is how many bytes hold the signs of a vector of dimension numbers.
 func signBytes(dimension int) int { return (dimension + 7) / 8 }
+
+// signChunk is how many sections' signs sqlite-vec keeps in one row of its storage. It writes
+// each new row whole, zeros for the slots to come, so the last row is mostly empty until they
+// fill: with vec0's 1,024, a vault of 1,072 sections paid for 2,048 slots, 180 bytes a section
+// for 96 bytes of signs. 248 leaves at most 247 slots empty, and its row of rowids (8 bytes a
+// slot) fits two to a page of SQLite's, where 256 would fit one: so a large index costs what
+// it cost with 1,024 (BenchmarkIndexSize).
+const signChunk = 248
+
+// createVectors is the statement that creates the vectors table for vectors of dimension
+// numbers: their signs, a bit each.
+func createVectors(dimension int) string {
+	return fmt.Sprintf(`CREATE VIRTUAL TABLE vectors USING vec0(embedding bit[%d], chunk_size=%d)`, signBytes(dimension)*8, signChunk)
+}
