@@ -153,7 +153,7 @@ const maxFreePages = 64
 // wait. A deletion empties pages, and FTS5 empties a whole segment's when it merges it into
 // another; SQLite keeps them for later writes to reuse, so the file stays at the largest size
 // it ever reached: in BenchmarkChurn, up to an eighth of the file just before a compaction.
-// With auto_vacuum = INCREMENTAL (see Open), incremental_vacuum moves the pages at the end
+// With auto_vacuum = INCREMENTAL (see Open and Compact), incremental_vacuum moves the pages at the end
 // of the file into the empty ones and cuts it short.
 func (s *Store) giveBack(ctx context.Context) {
 	var free int
@@ -216,7 +216,16 @@ func (s *Store) Compact(ctx context.Context) error {
 	// interrupt a statement, the driver keeps one started: so VACUUM runs to its end (a few
 	// seconds at most) even when ctx ends.
 	whole := context.WithoutCancel(ctx)
-	if _, err := s.db.ExecContext(whole, `VACUUM`); err != nil {
+	conn, err := s.db.Conn(whole)
+	if err != nil {
+		return fmt.Errorf("compact the index: %w", s.failed(err))
+	}
+	defer conn.Close()
+	// An index made before Open asked for auto_vacuum takes it on here (see giveBack).
+	if _, err := conn.ExecContext(whole, `PRAGMA auto_vacuum = INCREMENTAL`); err != nil {
+		return fmt.Errorf("compact the index: %w", s.failed(err))
+	}
+	if _, err := conn.ExecContext(whole, `VACUUM`); err != nil {
 		return fmt.Errorf("compact the index: %w", s.failed(err))
 	}
 	// VACUUM went through the write-ahead log, which is now as large as the file; SQLite

@@ -157,16 +157,13 @@ func Open(ctx context.Context, path string, cfg Config) (s *Store, err error) {
 	// gave it, often more than the index itself. synchronous = NORMAL syncs the log to disk
 	// when it is copied into the file, not at every commit: a power cut may lose the last
 	// transactions, never the file's consistency, and the index is derived data, whose next
-	// start indexes those notes again. auto_vacuum = INCREMENTAL lets an index written for
-	// weeks give its empty pages back (see giveBack); SQLite applies it to a new file, and to
-	// an older one at its next VACUUM.
+	// start indexes those notes again.
 	db, err := driver.Open(path, func(c *sqlite3.Conn) error {
 		if err := c.BusyTimeout(cfg.BusyTimeout); err != nil {
 			return err
 		}
 		return c.Exec(`PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -4096;
-			PRAGMA wal_autocheckpoint = 1024; PRAGMA journal_size_limit = 4194304;
-			PRAGMA auto_vacuum = INCREMENTAL`)
+			PRAGMA wal_autocheckpoint = 1024; PRAGMA journal_size_limit = 4194304`)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
@@ -176,6 +173,14 @@ func Open(ctx context.Context, path string, cfg Config) (s *Store, err error) {
 
 	s = &Store{db: db, path: path, lock: held}
 	s.write = s.transact
+	// auto_vacuum = INCREMENTAL lets an index written for weeks give its empty pages back (see
+	// giveBack). SQLite applies it to a file without tables, and to an older index at its next
+	// VACUUM (see Compact). It is set here, once: asked on every connection, it would wait for
+	// the write lock a writer holds.
+	if _, err := db.ExecContext(ctx, `PRAGMA auto_vacuum = INCREMENTAL`); err != nil {
+		db.Close()
+		return nil, openError(path, err)
+	}
 	if err := s.init(ctx); err != nil {
 		db.Close()
 		return nil, openError(path, err)
