@@ -31,9 +31,9 @@ const MaxCompletions = 100
 // names held in memory (nameIndex), which it reads at the first completion and keeps as its
 // writes change them: at 50,000 notes a completion is then a pass over about 5 MB, a few
 // milliseconds, where the query reads every note's row from SQLite, in WebAssembly, at every
-// keystroke, and takes longer than the time between two (BenchmarkCompleteNotes). The query
-// still answers what memory cannot: typed text or a name that is not UTF-8 or holds a NUL,
-// which SQLite reads its own way (see plainText).
+// keystroke, about ten times as long (BenchmarkCompleteNotes). The query still answers what
+// memory cannot: typed text or a name that is not UTF-8 or holds a NUL, which SQLite reads
+// its own way (see plainText).
 func (s *Store) CompleteNotes(ctx context.Context, typed string, n int) (paths []string, total int, err error) {
 	n = min(n, MaxCompletions)
 	if err := ctx.Err(); err != nil {
