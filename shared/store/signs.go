@@ -21,10 +21,6 @@ import (
 // transaction as their note, and the index reads them into memory at the first search after
 // Open or Reset: 96 bytes a section at 768 dimensions.
 type signIndex struct {
-	// commit is held across a write's commit and the change to memory that follows it, so
-	// that memory changes in the order the transactions committed.
-	commit sync.Mutex
-
 	mu     sync.RWMutex
 	loaded bool
 	width  int      // 64-bit words a section
@@ -34,15 +30,22 @@ type signIndex struct {
 
 // signChanges is what a transaction did to the vectors table, for the signIndex to do the same
 // once it commits: sections added (with their signs) and removed, in order, or, after reset,
-// a new table.
+// a new table. It holds what the transaction did to the notes' names too, for the nameIndex.
 type signChanges struct {
 	reset bool
 	list  []signChange
+	names []nameChange
 }
 
 type signChange struct {
 	id    int64
 	signs []byte // nil when the section was removed
+}
+
+// join adds later's changes, made after c's, to c.
+func (c *signChanges) join(later *signChanges) {
+	c.list = append(c.list, later.list...)
+	c.names = append(c.names, later.names...)
 }
 
 func (c *signChanges) add(id int64, signs []byte) { c.list = append(c.list, signChange{id, signs}) }

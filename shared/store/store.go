@@ -58,6 +58,14 @@ type Store struct {
 	embedder atomic.Pointer[Embedder]
 
 	signs signIndex // the first pass of a search, in memory
+	names nameIndex // the notes' names, for completion
+
+	// commitMu is held across a write's commit and the changes to memory that follow it, so
+	// that memory changes in the order the transactions committed.
+	commitMu sync.Mutex
+	// applyNames changes the names in memory as a write commits, as signs.apply changes the
+	// signs; nil until the first completion reads them (see CompleteNotes). Guarded by commitMu.
+	applyNames func(*signChanges)
 
 	// writes counts the write transactions committed, so that what is kept in memory about
 	// the index (wordCounts) knows when it is out of date.
@@ -255,16 +263,19 @@ func (s *Store) failed(err error) error {
 	return s.explain(err)
 }
 
-// commit commits tx and then makes the signs in memory match what it did.
+// commit commits tx and then makes the signs and names in memory match what it did.
 func (s *Store) commit(tx *sql.Tx, changes *signChanges) error {
-	s.signs.commit.Lock()
-	defer s.signs.commit.Unlock()
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
 	if err := tx.Commit(); err != nil {
 		return err
 	}
 	s.writes.Add(1)
 	if changes != nil {
 		s.signs.apply(changes)
+		if s.applyNames != nil {
+			s.applyNames(changes)
+		}
 	}
 	return nil
 }

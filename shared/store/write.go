@@ -113,7 +113,7 @@ func (s *Store) PutNotes(ctx context.Context, entries []Entry) []error {
 			if errs[i] != nil {
 				end = `ROLLBACK TO note; RELEASE note`
 			} else {
-				changes.list = append(changes.list, noteChanges.list...)
+				changes.join(&noteChanges)
 			}
 			if _, err := tx.ExecContext(ctx, end); err != nil {
 				return err
@@ -183,17 +183,19 @@ func putNote(t *cachedTx, e Embedder, entry Entry, p preparedNote, changes *sign
 	if _, err := deleteNote(t, n.Path, changes); err != nil {
 		return err
 	}
+	aliases := strings.Join(n.Aliases, "\n")
 	noteID, err := t.insert(`
 		INSERT INTO notes (path, title, size, mtime, ctime, file_id, seen_at, hash, frontmatter, aliases, indexed_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		n.Path, n.Title, n.Size, n.MTime.UnixNano(), nanos(n.CTime), int64(n.FileID), nanos(n.Seen), n.Hash,
 		sql.NullString{String: n.Frontmatter, Valid: n.Frontmatter != ""},
-		strings.Join(n.Aliases, "\n"),
+		aliases,
 		time.Now().UnixNano(),
 	)
 	if err != nil {
 		return err
 	}
+	changes.names = append(changes.names, nameChange{to: &noteName{n.Path, n.Title, aliases}})
 	for _, tag := range n.Tags {
 		if tag = normalizeTag(tag); tag == "" {
 			continue
@@ -293,7 +295,11 @@ func deleteNote(t *cachedTx, path string, changes *signChanges) (bool, error) {
 			return false, err
 		}
 	}
-	return true, t.exec(`DELETE FROM notes WHERE path = ?`, path)
+	if err := t.exec(`DELETE FROM notes WHERE path = ?`, path); err != nil {
+		return false, err
+	}
+	changes.names = append(changes.names, nameChange{from: path})
+	return true, nil
 }
 
 // RenameNote moves a note from one path to another with its sections and vectors: a file
@@ -312,14 +318,16 @@ func (s *Store) RenameNote(ctx context.Context, from, to string) error {
 			return err
 		}
 		var noteID int64
+		title := strings.TrimSuffix(path.Base(to), ".md")
 		err := t.queryRow(`UPDATE notes SET path = ?, title = ? WHERE path = ? RETURNING id`,
-			to, strings.TrimSuffix(path.Base(to), ".md"), from).Scan(&noteID)
+			to, title, from).Scan(&noteID)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		}
 		if err != nil {
 			return err
 		}
+		changes.names = append(changes.names, nameChange{from, &noteName{path: to, title: title}})
 		// The keyword index holds the title with every section: write them again.
 		err = t.exec(`DELETE FROM words WHERE rowid IN (SELECT id FROM sections WHERE note_id = ?)`, noteID)
 		if err != nil {
