@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -133,7 +132,9 @@ func (l *live) catchUpLinks(ctx context.Context, graph graphComparison, changed 
 			}
 		}
 	}
-	work.paths = slices.Clone(changed)
+	// The notes that changed, and then any others: changed itself when there are none, as for
+	// a new index, rather than a copy; the full slice expression makes an append copy it.
+	work.paths = changed[:len(changed):len(changed)]
 	isChanged := make(map[string]bool, len(changed))
 	for _, path := range changed {
 		isChanged[path] = true
