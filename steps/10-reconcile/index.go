@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"strings"
 	"sync"
 	"time"
 
@@ -303,11 +304,14 @@ func (l *live) indexNotes(ctx context.Context, paths []string, links *linkWork, 
 		if ctx.Err() != nil {
 			break
 		}
-		n, err := readNote(l.notes, path) // catchUp stores the links
+		n, err := readNote(l.notes, path)
 		if err != nil {
 			l.ix.unreadable(ctx, path, err)
 			continue
 		}
+		// catchUp stores the links (see readLinks). The note's text and whole parse, which
+		// they are read from, would otherwise wait here with its chunks for their vectors.
+		n.links.Content, n.links.Parsed = "", markdown.Note{}
 		batch = append(batch, n)
 		chunks += len(n.sections)
 		if chunks >= batchChunks {
@@ -434,14 +438,17 @@ func readNote(notes *vault.Vault, path string) (pendingNote, error) {
 			record.Frontmatter = string(fields)
 		}
 	}
+	// A tag or heading is a slice of the note's text, which would keep the whole text in
+	// memory for as long as the record and sections wait to be stored: they get copies.
 	for _, t := range note.Tags {
-		record.Tags = append(record.Tags, t.Name)
+		record.Tags = append(record.Tags, strings.Clone(t.Name))
 	}
 	record.Aliases = note.Aliases
 	var sections []store.Section
 	for _, s := range note.Sections {
+		heading := strings.Clone(s.Heading)
 		for _, text := range s.Chunks {
-			sections = append(sections, store.Section{Heading: s.Heading, Line: s.Line, Text: text})
+			sections = append(sections, store.Section{Heading: heading, Line: s.Line, Text: text})
 		}
 	}
 	links := links.Source{Path: path, Content: text, Parsed: note, Version: record.Hash}

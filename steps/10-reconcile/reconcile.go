@@ -3,7 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
+	"math"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"time"
@@ -30,6 +31,7 @@ import (
 // than their note's sections are stored again (see catchUpLinks), and the next start finds the
 // rest still to do.
 func (l *live) catchUp(ctx context.Context) {
+	defer budgetMemory()()
 	cov := &l.ix.coverage
 	cov.set(phaseComparing, 0, 0)
 
@@ -110,6 +112,50 @@ func (l *live) catchUp(ctx context.Context) {
 		"took", time.Since(start).Round(time.Millisecond))
 }
 
+// catchUpMemory is the memory the Go runtime aims to stay within while a catch-up runs (see
+// budgetMemory): about twice what a catch-up of 50,000 notes keeps between large notes, so
+// that the collector runs no more often than it would without a budget until one comes.
+const catchUpMemory = 56 << 20
+
+// memoryBudget is the limit budgetMemory sets, while at least one catch-up runs in the
+// process (tests run several servers in one).
+var memoryBudget struct {
+	mu       sync.Mutex
+	catchUps int
+	before   int64 // the limit to go back to
+}
+
+// budgetMemory gives Go's collector a budget for a catch-up, and returns the function that
+// lifts it. By default the collector lets the heap grow to twice what was live at its last
+// pass, so a peak doubles whatever happened to be live then. A catch-up holds a few batches,
+// but one note of a few megabytes, parsed, embedded and prepared for the index, is tens of
+// megabytes for a moment, and a large vault has more such notes. Under the budget the
+// collector runs more often as the heap nears it, and the peak is about what is live. The
+// budget is soft: a heap that needs more gets more, and the collector then takes at most about
+// half the CPU until it shrinks. So it is lifted once the catch-up is done: serving holds the
+// sections' signs (see store.Search), as many as the vault has, and a vault large enough for
+// them to fill the budget would pay for a collection at every search. SQLite's memory, in
+// WebAssembly, is outside the budget. A GOMEMLIMIT set by the user stands instead.
+func budgetMemory() (lift func()) {
+	b := &memoryBudget
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.catchUps == 0 {
+		if b.before = debug.SetMemoryLimit(-1); b.before != math.MaxInt64 {
+			return func() {} // GOMEMLIMIT
+		}
+		debug.SetMemoryLimit(catchUpMemory)
+	}
+	b.catchUps++
+	return func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.catchUps--; b.catchUps == 0 {
+			debug.SetMemoryLimit(b.before)
+		}
+	}
+}
+
 // catchUpLinks works out what the link graph, which the index holds, needs to be up to date
 // with the disk: it removes the notes that are gone, and returns the notes whose links must be
 // stored, for indexNotes to store while it waits for the model. The graph holds every note the
@@ -133,7 +179,9 @@ func (l *live) catchUpLinks(ctx context.Context, graph graphComparison, changed 
 			}
 		}
 	}
-	work.paths = slices.Clone(changed)
+	// The notes that changed, and then any others: changed itself when there are none, as for
+	// a new index, rather than a copy; the full slice expression makes an append copy it.
+	work.paths = changed[:len(changed):len(changed)]
 	isChanged := make(map[string]bool, len(changed))
 	for _, path := range changed {
 		isChanged[path] = true

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -568,4 +570,39 @@ func TestIdleIndexLeavesNoLog(t *testing.T) {
 	writeNote(t, vaultDir, "Idle.md", "# Idle\n\nA note written while the server runs.")
 	steptest.Eventually(t, 10*time.Second, finds(t, url, "written while the server runs", "Idle.md"))
 	steptest.Eventually(t, 10*time.Second, logEmptied)
+}
+
+// A catch-up gives the collector a budget, and lifts it when it is done, the last of several
+// at once included; a limit the user set with GOMEMLIMIT stands. Not parallel: the limit is
+// the process's.
+func TestBudgetMemory(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(before)
+	limit := func() int64 { return debug.SetMemoryLimit(-1) }
+
+	debug.SetMemoryLimit(math.MaxInt64) // none set
+	lift := budgetMemory()
+	if got := limit(); got != catchUpMemory {
+		t.Fatalf("during a catch-up the limit is %d, want %d", got, catchUpMemory)
+	}
+	liftOther := budgetMemory()
+	lift()
+	if got := limit(); got != catchUpMemory {
+		t.Fatalf("with a second catch-up still running the limit is %d, want %d", got, catchUpMemory)
+	}
+	liftOther()
+	if got := limit(); got != math.MaxInt64 {
+		t.Fatalf("after the catch-ups the limit is %d, want none", got)
+	}
+
+	const users = 1 << 30 // as GOMEMLIMIT=1GiB sets it
+	debug.SetMemoryLimit(users)
+	lift = budgetMemory()
+	if got := limit(); got != users {
+		t.Fatalf("with GOMEMLIMIT set, a catch-up changed the limit to %d", got)
+	}
+	lift()
+	if got := limit(); got != users {
+		t.Fatalf("with GOMEMLIMIT set, the end of a catch-up changed the limit to %d", got)
+	}
 }
