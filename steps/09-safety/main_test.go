@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"vaultmcp/shared/ollamatest"
 	"vaultmcp/shared/steptest"
@@ -126,7 +125,7 @@ func TestIndexingKeepsWhatItCouldEmbed(t *testing.T) {
 	}
 
 	// The worker retries the notes that failed at start, like any failed save.
-	steptest.Eventually(t, 20*time.Second, func() string {
+	steptest.Eventually(t, steptest.Patience, func() string {
 		got, _ := searchFor(t, url, map[string]any{"query": "word299", "limit": 1})
 		if got.Incomplete == "" && len(got.Results) == 1 && got.Results[0].Path == "Note 299.md" {
 			return ""

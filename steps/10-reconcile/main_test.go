@@ -155,7 +155,7 @@ func TestIndexingKeepsWhatItCouldEmbed(t *testing.T) {
 	// The catch-up ends with notes that failed and are retried: not ready. The retries fail
 	// too while Ollama does, so the counts stay put.
 	var st statusJSON
-	steptest.Eventually(t, time.Minute, func() string {
+	steptest.Eventually(t, steptest.Patience, func() string {
 		if st = status(t, url); st.State != phaseRetrying {
 			return fmt.Sprintf("index_status = %+v, want the state retrying", st)
 		}
@@ -176,7 +176,7 @@ func TestIndexingKeepsWhatItCouldEmbed(t *testing.T) {
 	}
 
 	// The worker retries the notes that failed at start, like any failed save.
-	steptest.Eventually(t, 20*time.Second, func() string {
+	steptest.Eventually(t, steptest.Patience, func() string {
 		got, _ := searchFor(t, url, map[string]any{"query": "word599", "limit": 1})
 		if got.Incomplete == "" && len(got.Results) == 1 && got.Results[0].Path == "Note 599.md" {
 			return ""
