@@ -52,8 +52,11 @@ step: need-step ## run step N on the sample vault at http://127.0.0.1:3000/mcp, 
 	@# The settings travel as the environment variables the server reads, as a client sets them.
 	@VAULT_PATH="$(VAULT)" VAULTMCP_ADDR=$(ADDR) VAULTMCP_EMBEDDER=$(EMBEDDER) VAULTMCP_TRANSPORT=$(TRANSPORT) exec .run/bin/$(STEP)
 
+# The tools that sum up a run are built and then run, not run with go run, which would print
+# "exit status 1" after their last line: that line is the last before make's own error line.
 check-step: need-step ## run step N's transcript against the server `make step N` started
-	go run ./scripts/check-step -mcp http://$(ADDR)/mcp -vault "$(VAULT)" $(N)
+	@go build -o .run/bin/ ./scripts/check-step
+	.run/bin/check-step -mcp http://$(ADDR)/mcp -vault "$(VAULT)" $(N)
 
 diff: need-step ## show what step N adds to step N-1, and the shared code it starts using; TESTS=1 prints the tests' and the transcript's changes too
 	@go run ./scripts/diff-step $(if $(TESTS),-tests) $(N)
@@ -72,17 +75,20 @@ install: ## build step N (default 10, the finished server) as `vaultmcp` in $(go
 # the workspace); each such test skips naming `make check`, which runs it, and scripts/testsum
 # lists every skip with its reason under the command that runs it. Most tests wait on servers
 # and file events more than they compute, so four packages run at once.
+# -timeout 30m: go test's default, 10 minutes for a package, is a bound a busy machine can pass.
 test: ## run the tests: every step, every transcript, the guide, in a few minutes; ends with N passed, N failed, N skipped
-	go run ./scripts/testsum -short -count=1 -p 4 work
+	@go build -o .run/bin/ ./scripts/testsum
+	.run/bin/testsum -short -count=1 -p 4 -timeout 30m work
 
 # make check is what CI runs (.ci/run): make test's checks and everything -short leaves out,
 # under the race detector, with the official MCP clients and conformance suites from npm, a
 # simulated case-insensitive disk, vet, gofmt, cross builds, fuzzing and the benchmarks run
 # once. The interop tests alone can pass go test's default 10-minute limit on a busy machine.
 check: fmt vet cross interop-deps use-standin-deps ## run everything CI runs: make test without -short, under the race detector, with the npm clients, fuzzing and more (30-60 minutes)
-	go run ./scripts/testsum -race -count=1 -timeout 60m work
+	@go build -o .run/bin/ ./scripts/testsum
+	.run/bin/testsum -race -count=1 -timeout 60m work
 	@echo '# again, on a disk that ignores case as macOS and Windows do'
-	go run ./scripts/testsum -race -count=1 -tags simulate_caseless ./shared/vault
+	.run/bin/testsum -race -count=1 -tags simulate_caseless ./shared/vault
 	@# The title cleaner and the path guard face hostile input: fuzz them for a bounded time.
 	$(MAKE) --no-print-directory fuzz
 	@# The benchmarks must keep working; their figures are for make bench.
