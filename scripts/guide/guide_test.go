@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -606,5 +607,47 @@ func TestSchemaVersionShown(t *testing.T) {
 		if string(m[1]) != string(want[1]) {
 			t.Errorf("guide/05-store.md shows schema_version|%s; shared/store writes schema version %s", m[1], want[1])
 		}
+	}
+}
+
+// TestInspectorPinned: every npx command of the guide and the README that starts the MCP
+// Inspector names the version make check's interop tests run (scripts/interop/package.json).
+// Without one, npx picks the newest version the reader's Node.js can run, which on an older
+// Node is an old Inspector that listens more widely, without a word.
+func TestInspectorPinned(t *testing.T) {
+	root, err := transcript.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest, err := os.ReadFile(filepath.Join(root, "scripts", "interop", "package.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pkg struct{ Dependencies map[string]string }
+	if err := json.Unmarshal(manifest, &pkg); err != nil {
+		t.Fatal(err)
+	}
+	tested := pkg.Dependencies["@modelcontextprotocol/inspector"]
+	if tested == "" {
+		t.Fatal("scripts/interop/package.json does not list @modelcontextprotocol/inspector")
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "guide", "*.md"))
+	files = append(files, filepath.Join(root, "README.md"))
+	npx := regexp.MustCompile("npx(?:\\s+-[-\\w]+)*\\s+@modelcontextprotocol/inspector(@[^\\s`]*)?")
+	found := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range npx.FindAllStringSubmatch(string(data), -1) {
+			found++
+			if m[1] != "@"+tested {
+				t.Errorf("%s: %q; name the version make check tests: @modelcontextprotocol/inspector@%s", filepath.Base(f), m[0], tested)
+			}
+		}
+	}
+	if found == 0 {
+		t.Error("no npx command starts the Inspector in the guide; chapter 1 and the appendix did")
 	}
 }
