@@ -651,3 +651,47 @@ func TestInspectorPinned(t *testing.T) {
 		t.Error("no npx command starts the Inspector in the guide; chapter 1 and the appendix did")
 	}
 }
+
+// TestReadmeListsMakeHelp: the README's table of make targets and `make help` list the same
+// targets, so a target a test's skip message names (such as `make use-standin-deps`) is one the
+// reader can look up in either. make help lists the Makefile's targets that have a "## "
+// description, as this test reads them.
+func TestReadmeListsMakeHelp(t *testing.T) {
+	root, err := transcript.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var help, table []string
+	for _, m := range regexp.MustCompile(`(?m)^([a-z-]+):.*## `).FindAllStringSubmatch(string(makefile), -1) {
+		help = append(help, m[1])
+	}
+	for _, m := range regexp.MustCompile("(?m)^\\| `make ([a-z-]+)").FindAllStringSubmatch(string(readme), -1) {
+		table = append(table, m[1])
+	}
+	if len(help) < 10 || len(table) < 10 {
+		t.Fatalf("make help lists %d targets and the README's table %d; is this test still reading them?", len(help), len(table))
+	}
+	for _, target := range help {
+		if !slices.Contains(table, target) {
+			t.Errorf("make help lists %s, and the README's table of make targets does not", target)
+		}
+	}
+	for _, target := range table {
+		if !slices.Contains(help, target) {
+			t.Errorf("the README's table lists make %s, and make help does not: give its target a \"## \" description in the Makefile", target)
+		}
+	}
+	for _, line := range regexp.MustCompile("`make ([a-z-]+)").FindAllStringSubmatch(string(readme), -1) {
+		if !slices.Contains(help, line[1]) {
+			t.Errorf("the README names make %s, which make help does not list", line[1])
+		}
+	}
+}
