@@ -129,7 +129,7 @@ cross: ## build every step for Windows and macOS too
 
 # A count of inputs, not a duration: with -fuzztime=30s, Go 1.26's fuzzer can fail a clean run
 # with "context deadline exceeded" as the time runs out (go.dev/issue/75804, fixed in Go 1.27).
-# FUZZ=1 is about 30 seconds a target on two cores; FUZZ=10 runs ten times as many inputs.
+# FUZZ=1 is about 30 seconds a target; FUZZ=10 runs ten times as many inputs.
 FUZZ ?= 1
 fuzz: ## fuzz the title cleaner, note creation, the path guard and the append, about 30 s each times FUZZ (make check runs this too)
 	go test -run='^$$' -fuzz=FuzzFileName -fuzztime=$$((900000 * $(FUZZ)))x ./shared/inbox
