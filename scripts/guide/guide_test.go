@@ -615,14 +615,7 @@ func TestSchemaVersionShown(t *testing.T) {
 // Without one, npx picks the newest version the reader's Node.js can run, which on an older
 // Node is an old Inspector that listens more widely, without a word.
 func TestInspectorPinned(t *testing.T) {
-	root, err := transcript.Root()
-	if err != nil {
-		t.Fatal(err)
-	}
-	manifest, err := os.ReadFile(filepath.Join(root, "scripts", "interop", "package.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, manifest := repoFile(t, "scripts/interop/package.json")
 	var pkg struct{ Dependencies map[string]string }
 	if err := json.Unmarshal(manifest, &pkg); err != nil {
 		t.Fatal(err)
@@ -657,18 +650,8 @@ func TestInspectorPinned(t *testing.T) {
 // reader can look up in either. make help lists the Makefile's targets that have a "## "
 // description, as this test reads them.
 func TestReadmeListsMakeHelp(t *testing.T) {
-	root, err := transcript.Root()
-	if err != nil {
-		t.Fatal(err)
-	}
-	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, makefile := repoFile(t, "Makefile")
+	_, readme := repoFile(t, "README.md")
 	var help, table []string
 	for _, m := range regexp.MustCompile(`(?m)^([a-z-]+):.*## `).FindAllStringSubmatch(string(makefile), -1) {
 		help = append(help, m[1])
@@ -694,4 +677,18 @@ func TestReadmeListsMakeHelp(t *testing.T) {
 			t.Errorf("the README names make %s, which make help does not list", line[1])
 		}
 	}
+}
+
+// repoFile returns the repository's root and the file at path (slash-separated) in it.
+func repoFile(t *testing.T, path string) (root string, data []byte) {
+	t.Helper()
+	root, err := transcript.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err = os.ReadFile(filepath.Join(root, filepath.FromSlash(path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, data
 }
