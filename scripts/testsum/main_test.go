@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,8 +79,8 @@ func TestSummary(t *testing.T) {
 	module(t, map[string]string{"a/a_test.go": mixed})
 	var out, errs bytes.Buffer
 	err := run(t.Context(), []string{"-count=1", "./..."}, &out, &errs)
-	if err == nil {
-		t.Errorf("a failing test gave no error; the output was:\n%s", out.String())
+	if !errors.Is(err, errFailed) {
+		t.Errorf("a failing test gave the error %v, want errFailed, which main does not print after the summary; the output was:\n%s", err, out.String())
 	}
 	got := out.String()
 	lines := strings.Split(strings.TrimSpace(got), "\n")

@@ -95,8 +95,9 @@ func TestStreamsHaveTheirOwnPlaces(t *testing.T) {
 		t.Error("the refusal of a stream has no Retry-After")
 	}
 
-	cancels[0]() // the client goes
-	deadline := time.Now().Add(2 * time.Second)
+	const patience = time.Minute // far longer than it takes, even on a busy machine
+	cancels[0]()                 // the client goes
+	deadline := time.Now().Add(patience)
 	for {
 		ctx, cancel := context.WithCancel(t.Context())
 		resp, _ := openStream(t, ctx, srv.url)
@@ -106,7 +107,7 @@ func TestStreamsHaveTheirOwnPlaces(t *testing.T) {
 		}
 		cancel()
 		if time.Now().After(deadline) {
-			t.Fatalf("2 s after a client closed its stream, a new stream still gets %s", resp.Status)
+			t.Fatalf("%v after a client closed its stream, a new stream still gets %s", patience, resp.Status)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -128,3 +128,10 @@ func CallTool(tb testing.TB, url, tool string, arguments map[string]any) (text s
 	}
 	return result.Content[len(result.Content)-1].Text, result.IsError
 }
+
+// Patience is how long a test waits for what a server does in the background (indexing, a
+// file event, a notification, a retry) before it fails: far longer than any of it takes, so
+// that a busy machine does not fail a test that a quiet one passes, and spent in full only
+// when something is wrong. A test checks what happens; how soon is for the benchmarks
+// (make bench), which measure it.
+const Patience = time.Minute

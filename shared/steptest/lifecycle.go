@@ -230,8 +230,8 @@ func FinishesOverStdio(t *testing.T, serveStdio ServeStdio) {
 	io.WriteString(toServer, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{}}}`+"\n")
 	select {
 	case <-called:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the tool was not called within 10 s")
+	case <-time.After(Patience):
+		t.Fatalf("the tool was not called within %v", Patience)
 	}
 	toServer.Close()
 	time.Sleep(100 * time.Millisecond) // long enough for a server that does not wait to stop

@@ -27,9 +27,9 @@ import (
 // (open, truncate, write), even on a busy machine.
 const testDebounce = 200 * time.Millisecond
 
-// patience bounds the wait for a change. A change that comes at all comes far sooner; the
-// bound only turns a missing change into a failure instead of a hung test.
-const patience = 10 * time.Second
+// patience bounds the wait for a change. A change that comes at all comes far sooner, even on
+// a busy machine; the bound only turns a missing change into a failure instead of a hung test.
+const patience = time.Minute
 
 func updated(p string) Change { return Change{Op: Updated, Path: p} }
 func removed(p string) Change { return Change{Op: Removed, Path: p} }

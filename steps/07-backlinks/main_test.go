@@ -14,6 +14,10 @@ import (
 	"vaultmcp/shared/steptest"
 )
 
+// TestMain points OLLAMA_HOST at an address where Ollama does not answer, so that a server
+// started here without a stand-in of its own never reaches an Ollama running on the machine.
+func TestMain(m *testing.M) { steptest.MainWithoutOllama(m) }
+
 // startServer runs the program as main would, on a free port over vaultDir, and returns its
 // MCP endpoint.
 func startServer(t *testing.T, vaultDir string, args ...string) string {

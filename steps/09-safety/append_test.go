@@ -45,7 +45,7 @@ func follow(t *testing.T, url, uri string) received {
 			}
 		}
 	}()
-	if ack := in.next(t, 5*time.Second, "the acknowledgement"); ack.Method != "notifications/subscriptions/acknowledged" {
+	if ack := in.next(t, steptest.Patience, "the acknowledgement"); ack.Method != "notifications/subscriptions/acknowledged" {
 		t.Fatalf("the stream opens with %s, want notifications/subscriptions/acknowledged", ack.Method)
 	}
 	return in
@@ -105,9 +105,9 @@ func TestAppendReachesEveryReader(t *testing.T) {
 		t.Errorf("append_to_note answered %q; want the new version, %s", answer, sha(after))
 	}
 
-	steptest.Eventually(t, 10*time.Second, finds(t, url, "nettle tea", "Garden/Tomatoes.md"))
+	steptest.Eventually(t, steptest.Patience, finds(t, url, "nettle tea", "Garden/Tomatoes.md"))
 	t.Logf("the added words were found by search %v after the append was sent", time.Since(start).Round(10*time.Millisecond))
-	steptest.Eventually(t, 10*time.Second, func() string {
+	steptest.Eventually(t, steptest.Patience, func() string {
 		if got := backlinksOf(t, url, "Inbox/Seed swap at the library.md"); !slices.Contains(got, "Garden/Tomatoes.md") {
 			return fmt.Sprintf("the seed swap's backlinks are %v, without the link just added", got)
 		}
@@ -184,7 +184,7 @@ func TestStartRemovesLeftovers(t *testing.T) {
 		t.Fatalf("a read-only start removed a file: %v", err)
 	}
 	startServer(t, vaultDir, "-embedder", "offline")
-	steptest.Eventually(t, 10*time.Second, func() string {
+	steptest.Eventually(t, steptest.Patience, func() string {
 		if _, err := os.Stat(leftover); !os.IsNotExist(err) {
 			return fmt.Sprintf("the leftover temporary file is still there after a start: %v", err)
 		}

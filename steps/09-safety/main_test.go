@@ -9,11 +9,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"vaultmcp/shared/ollamatest"
 	"vaultmcp/shared/steptest"
 )
+
+// TestMain points OLLAMA_HOST at an address where Ollama does not answer, so that a server
+// started here without a stand-in of its own never reaches an Ollama running on the machine.
+func TestMain(m *testing.M) { steptest.MainWithoutOllama(m) }
 
 // startServer runs the program as main would, on a free port over vaultDir, and returns its
 // MCP endpoint.
@@ -122,7 +125,7 @@ func TestIndexingKeepsWhatItCouldEmbed(t *testing.T) {
 	}
 
 	// The worker retries the notes that failed at start, like any failed save.
-	steptest.Eventually(t, 20*time.Second, func() string {
+	steptest.Eventually(t, steptest.Patience, func() string {
 		got, _ := searchFor(t, url, map[string]any{"query": "word299", "limit": 1})
 		if got.Incomplete == "" && len(got.Results) == 1 && got.Results[0].Path == "Note 299.md" {
 			return ""

@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"syscall"
 	"testing"
-	"time"
 
 	"vaultmcp/shared/steptest"
 )
@@ -49,7 +48,7 @@ func startBuilt(t *testing.T, cmd *exec.Cmd) (url string, log func() string) {
 		data, _ := os.ReadFile(logPath)
 		return string(data)
 	}
-	steptest.Eventually(t, time.Minute, func() string {
+	steptest.Eventually(t, steptest.Patience, func() string {
 		if m := regexp.MustCompile(`msg=listening url=(\S+)`).FindStringSubmatch(log()); m != nil {
 			url = m[1]
 			return ""

@@ -58,7 +58,7 @@ func TestLargeVaultOnFewDescriptors(t *testing.T) {
 	// A new note linking to an old one, an edit, a rename, a folder move and a delete: each
 	// changes a folder's time, so a quick pass sees it within seconds.
 	steptest.Write(t, filepath.Join(dir, "Folder 01", "Kohlrabi.md"), "# Kohlrabi\n\nHarvest kohlrabi at tennis-ball size, after [[Note 1]].")
-	steptest.Eventually(t, 30*time.Second, finds(t, url, "harvest kohlrabi", "Folder 01/Kohlrabi.md"))
+	steptest.Eventually(t, steptest.Patience, finds(t, url, "harvest kohlrabi", "Folder 01/Kohlrabi.md"))
 	linksTo := func(path string, want ...string) func() string {
 		return func() string {
 			if got := backlinksOf(t, url, path); !slices.Equal(got, want) {
@@ -67,20 +67,20 @@ func TestLargeVaultOnFewDescriptors(t *testing.T) {
 			return ""
 		}
 	}
-	steptest.Eventually(t, 30*time.Second, linksTo("Folder 01/Note 1.md", "Folder 01/Kohlrabi.md"))
+	steptest.Eventually(t, steptest.Patience, linksTo("Folder 01/Note 1.md", "Folder 01/Kohlrabi.md"))
 	steptest.Write(t, filepath.Join(dir, "Folder 01", "Kohlrabi.md"), "# Kohlrabi\n\nPurple kohlrabi resists flea beetles, after [[Note 1]].")
-	steptest.Eventually(t, 30*time.Second, finds(t, url, "flea beetles", "Folder 01/Kohlrabi.md"))
+	steptest.Eventually(t, steptest.Patience, finds(t, url, "flea beetles", "Folder 01/Kohlrabi.md"))
 	rename(t, filepath.Join(dir, "Folder 01", "Kohlrabi.md"), filepath.Join(dir, "Folder 01", "Kohlrabi (purple).md"))
-	steptest.Eventually(t, 30*time.Second, finds(t, url, "flea beetles", "Folder 01/Kohlrabi (purple).md"))
+	steptest.Eventually(t, steptest.Patience, finds(t, url, "flea beetles", "Folder 01/Kohlrabi (purple).md"))
 	rename(t, filepath.Join(dir, "Folder 01"), filepath.Join(dir, "Archive"))
-	steptest.Eventually(t, 30*time.Second, finds(t, url, "flea beetles", "Archive/Kohlrabi (purple).md"))
-	steptest.Eventually(t, 30*time.Second, findsNone(t, url, "flea beetles", "Folder 01/Kohlrabi (purple).md"))
-	steptest.Eventually(t, 30*time.Second, linksTo("Archive/Note 1.md", "Archive/Kohlrabi (purple).md"))
+	steptest.Eventually(t, steptest.Patience, finds(t, url, "flea beetles", "Archive/Kohlrabi (purple).md"))
+	steptest.Eventually(t, steptest.Patience, findsNone(t, url, "flea beetles", "Folder 01/Kohlrabi (purple).md"))
+	steptest.Eventually(t, steptest.Patience, linksTo("Archive/Note 1.md", "Archive/Kohlrabi (purple).md"))
 	if err := os.Remove(filepath.Join(dir, "Archive", "Kohlrabi (purple).md")); err != nil {
 		t.Fatal(err)
 	}
-	steptest.Eventually(t, 30*time.Second, findsNone(t, url, "flea beetles", "Archive/Kohlrabi (purple).md"))
-	steptest.Eventually(t, 30*time.Second, linksTo("Archive/Note 1.md"))
+	steptest.Eventually(t, steptest.Patience, findsNone(t, url, "flea beetles", "Archive/Kohlrabi (purple).md"))
+	steptest.Eventually(t, steptest.Patience, linksTo("Archive/Note 1.md"))
 
 	// An edit in place to a note nobody touched lately leaves every folder's time as it was:
 	// the next full pass finds it, within the interval index_status names (and a margin).

@@ -38,7 +38,7 @@ func TestLinksFollowTheirNote(t *testing.T) {
 	steptest.Write(t, source, "# Source\n\nLeeks, earthed up in October, as [[Target]] says.\n")
 	ollama.SetLatency(time.Hour, 0) // the embedding never ends: the start is stopped during it
 	url, stop = launch(t, vaultDir, args...)
-	steptest.Eventually(t, 30*time.Second, func() string {
+	steptest.Eventually(t, steptest.Patience, func() string {
 		if got := backlinksOf(t, url, "Target.md"); !slices.Equal(got, []string{"Source.md"}) {
 			return fmt.Sprintf("Target's backlinks = %v, want the new link, stored before the embedding", got)
 		}
@@ -157,7 +157,7 @@ func TestNotIndexedFollowsTheDisk(t *testing.T) {
 	url := startServer(t, vaultDir, "-embedder", "offline")
 	odd := filepath.Join(vaultDir, "Meeting 10:30.md")
 	steptest.Write(t, odd, "# Meeting\n\nAgenda.\n")
-	steptest.Eventually(t, 10*time.Second, func() string {
+	steptest.Eventually(t, steptest.Patience, func() string {
 		if why := status(t, url).NotIndexed["Meeting 10:30.md"]; !strings.Contains(why, "rename the note") {
 			return fmt.Sprintf("index_status says of Meeting 10:30.md: %q", why)
 		}
@@ -166,7 +166,7 @@ func TestNotIndexedFollowsTheDisk(t *testing.T) {
 	if err := os.Remove(odd); err != nil {
 		t.Fatal(err)
 	}
-	steptest.Eventually(t, 10*time.Second, func() string {
+	steptest.Eventually(t, steptest.Patience, func() string {
 		if st := status(t, url); len(st.NotIndexed) != 0 || st.State != phaseReady {
 			return fmt.Sprintf("after the note was deleted, index_status says %s, %v", st.State, st.NotIndexed)
 		}

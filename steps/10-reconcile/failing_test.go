@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ncruces/go-sqlite3"
 
@@ -38,7 +37,7 @@ func TestFailedWritesAreRetried(t *testing.T) {
 	note("New.md", "# New\n\nMedlar cheese.\n")
 
 	pending := []string{"Edited.md", "Elsewhere/Moved.md", "Folder/Moved.md", "Gone.md", "New.md"}
-	steptest.Eventually(t, 30*time.Second, func() string {
+	steptest.Eventually(t, steptest.Patience, func() string {
 		st := status(t, url)
 		if st.State != phaseRetrying || !slices.Equal(slices.Sorted(maps.Keys(st.NotIndexed)), pending) {
 			return fmt.Sprintf("index_status = %s, %v; want retrying, with %v", st.State, st.NotIndexed, pending)
@@ -54,7 +53,7 @@ func TestFailedWritesAreRetried(t *testing.T) {
 	}
 
 	heal()
-	steptest.Eventually(t, time.Minute, func() string {
+	steptest.Eventually(t, steptest.Patience, func() string {
 		if st := status(t, url); st.State != phaseReady || len(st.NotIndexed) != 0 {
 			return fmt.Sprintf("index_status = %s, %v; want ready, with nothing pending", st.State, st.NotIndexed)
 		}
@@ -103,7 +102,7 @@ func TestFailedCatchUpIsRetried(t *testing.T) {
 	url = startServing(t, vaultDir, "-embedder", "offline", "-db", db)
 
 	pending := []string{"Edited.md", "Elsewhere/Moved.md", "Folder/Moved.md", "Gone.md"}
-	steptest.Eventually(t, 30*time.Second, func() string {
+	steptest.Eventually(t, steptest.Patience, func() string {
 		st := status(t, url)
 		if st.State != phaseRetrying || !slices.Equal(slices.Sorted(maps.Keys(st.NotIndexed)), pending) {
 			return fmt.Sprintf("index_status = %s, %v; want retrying, with %v", st.State, st.NotIndexed, pending)
@@ -115,7 +114,7 @@ func TestFailedCatchUpIsRetried(t *testing.T) {
 	}
 
 	heal()
-	steptest.Eventually(t, time.Minute, func() string {
+	steptest.Eventually(t, steptest.Patience, func() string {
 		if st := status(t, url); st.State != phaseReady || len(st.NotIndexed) != 0 {
 			return fmt.Sprintf("index_status = %s, %v; want ready, with nothing pending", st.State, st.NotIndexed)
 		}

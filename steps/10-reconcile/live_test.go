@@ -77,8 +77,8 @@ func editsReachSearchAndBacklinks(t *testing.T, mode string) {
 
 	// A new note, in a new folder, linking to an old one.
 	steptest.Write(t, filepath.Join(dir, "Garden", "Beds", "Kohlrabi.md"), "# Kohlrabi\n\nHarvest kohlrabi at tennis-ball size; mulch with [[Compost]].")
-	steptest.Eventually(t, 10*time.Second, finds(t, url, "harvest kohlrabi", "Garden/Beds/Kohlrabi.md"))
-	steptest.Eventually(t, 10*time.Second, func() string {
+	steptest.Eventually(t, steptest.Patience, finds(t, url, "harvest kohlrabi", "Garden/Beds/Kohlrabi.md"))
+	steptest.Eventually(t, steptest.Patience, func() string {
 		if got := backlinksOf(t, url, "Garden/Compost.md"); !slices.Equal(got, []string{"Garden/Beds/Kohlrabi.md"}) {
 			return fmt.Sprintf("Compost's backlinks = %v", got)
 		}
@@ -87,21 +87,21 @@ func editsReachSearchAndBacklinks(t *testing.T, mode string) {
 
 	// An edit: new words are found.
 	steptest.Write(t, filepath.Join(dir, "Garden", "Beds", "Kohlrabi.md"), "# Kohlrabi\n\nPurple kohlrabi resists flea beetles; mulch with [[Compost]].")
-	steptest.Eventually(t, 10*time.Second, finds(t, url, "flea beetles", "Garden/Beds/Kohlrabi.md"))
+	steptest.Eventually(t, steptest.Patience, finds(t, url, "flea beetles", "Garden/Beds/Kohlrabi.md"))
 
 	// A rename within a folder, then a move of the whole folder.
 	os.Rename(filepath.Join(dir, "Garden", "Beds", "Kohlrabi.md"), filepath.Join(dir, "Garden", "Beds", "Kohlrabi (purple).md"))
-	steptest.Eventually(t, 10*time.Second, finds(t, url, "flea beetles", "Garden/Beds/Kohlrabi (purple).md"))
+	steptest.Eventually(t, steptest.Patience, finds(t, url, "flea beetles", "Garden/Beds/Kohlrabi (purple).md"))
 	if err := os.Rename(filepath.Join(dir, "Garden", "Beds"), filepath.Join(dir, "Beds")); err != nil {
 		t.Fatal(err)
 	}
-	steptest.Eventually(t, 10*time.Second, finds(t, url, "flea beetles", "Beds/Kohlrabi (purple).md"))
-	steptest.Eventually(t, 10*time.Second, findsNone(t, url, "flea beetles", "Garden/Beds/Kohlrabi (purple).md"))
+	steptest.Eventually(t, steptest.Patience, finds(t, url, "flea beetles", "Beds/Kohlrabi (purple).md"))
+	steptest.Eventually(t, steptest.Patience, findsNone(t, url, "flea beetles", "Garden/Beds/Kohlrabi (purple).md"))
 
 	// Deleting the folder removes its notes from search and from the link graph.
 	os.RemoveAll(filepath.Join(dir, "Beds"))
-	steptest.Eventually(t, 10*time.Second, findsNone(t, url, "flea beetles", "Beds/Kohlrabi (purple).md"))
-	steptest.Eventually(t, 10*time.Second, func() string {
+	steptest.Eventually(t, steptest.Patience, findsNone(t, url, "flea beetles", "Beds/Kohlrabi (purple).md"))
+	steptest.Eventually(t, steptest.Patience, func() string {
 		if got := backlinksOf(t, url, "Garden/Compost.md"); len(got) != 0 {
 			return fmt.Sprintf("Compost's backlinks = %v after the folder was deleted", got)
 		}
@@ -124,7 +124,7 @@ func TestBurstReindexesOnce(t *testing.T) {
 		steptest.Write(t, note, fmt.Sprintf("# Draft\n\nA draft about parsnips, version %d.", i))
 		time.Sleep(15 * time.Millisecond)
 	}
-	steptest.Eventually(t, 10*time.Second, func() string {
+	steptest.Eventually(t, steptest.Patience, func() string {
 		got, _ := searchFor(t, url, map[string]any{"query": "parsnips draft", "limit": 1})
 		if len(got.Results) == 1 && strings.Contains(got.Results[0].Snippet, "version 49") {
 			return ""
@@ -157,14 +157,14 @@ func TestFailedEmbeddingIsRetried(t *testing.T) {
 
 	ollama.SetFailure(ollamatest.ServerError, 0)
 	steptest.Write(t, filepath.Join(dir, "Late.md"), "# Late\n\nNotes on celeriac.")
-	steptest.Eventually(t, 10*time.Second, func() string {
+	steptest.Eventually(t, steptest.Patience, func() string {
 		if text, _ := steptest.CallTool(t, url, "index_status", map[string]any{}); !strings.Contains(text, `"Late.md"`) {
 			return "index_status does not list Late.md as not indexed: " + text
 		}
 		return ""
 	})
 	ollama.SetFailure(ollamatest.None, 0)
-	steptest.Eventually(t, 15*time.Second, finds(t, url, "celeriac", "Late.md"))
+	steptest.Eventually(t, steptest.Patience, finds(t, url, "celeriac", "Late.md"))
 	if text, _ := steptest.CallTool(t, url, "index_status", map[string]any{}); strings.Contains(text, `"Late.md"`) {
 		t.Errorf("index_status still lists Late.md after it was indexed: %s", text)
 	}
@@ -198,7 +198,7 @@ func TestSearchesDuringReindexing(t *testing.T) {
 	for i := range 20 {
 		steptest.Write(t, filepath.Join(dir, fmt.Sprintf("Note %d.md", i)), fmt.Sprintf("# Note %d\n\nBeetroot and chard %d.", i, i))
 	}
-	steptest.Eventually(t, 15*time.Second, func() string {
+	steptest.Eventually(t, steptest.Patience, func() string {
 		got, _ := searchFor(t, url, map[string]any{"query": "beetroot chard 19", "limit": 1})
 		if len(got.Results) == 1 && strings.Contains(got.Results[0].Snippet, "Beetroot and chard 19") {
 			return ""

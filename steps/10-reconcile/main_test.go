@@ -19,6 +19,10 @@ import (
 	"vaultmcp/shared/steptest"
 )
 
+// TestMain points OLLAMA_HOST at an address where Ollama does not answer, so that a server
+// started here without a stand-in of its own never reaches an Ollama running on the machine.
+func TestMain(m *testing.M) { steptest.MainWithoutOllama(m) }
+
 // startServer runs the program as main would, on a free port over vaultDir, waits until its
 // index has caught up with the vault, and returns its MCP endpoint.
 func startServer(t testing.TB, vaultDir string, args ...string) string {
@@ -151,7 +155,7 @@ func TestIndexingKeepsWhatItCouldEmbed(t *testing.T) {
 	// The catch-up ends with notes that failed and are retried: not ready. The retries fail
 	// too while Ollama does, so the counts stay put.
 	var st statusJSON
-	steptest.Eventually(t, time.Minute, func() string {
+	steptest.Eventually(t, steptest.Patience, func() string {
 		if st = status(t, url); st.State != phaseRetrying {
 			return fmt.Sprintf("index_status = %+v, want the state retrying", st)
 		}
@@ -172,7 +176,7 @@ func TestIndexingKeepsWhatItCouldEmbed(t *testing.T) {
 	}
 
 	// The worker retries the notes that failed at start, like any failed save.
-	steptest.Eventually(t, 20*time.Second, func() string {
+	steptest.Eventually(t, steptest.Patience, func() string {
 		got, _ := searchFor(t, url, map[string]any{"query": "word599", "limit": 1})
 		if got.Incomplete == "" && len(got.Results) == 1 && got.Results[0].Path == "Note 599.md" {
 			return ""

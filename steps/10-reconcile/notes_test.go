@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"vaultmcp/shared/markdown"
 	"vaultmcp/shared/steptest"
@@ -66,7 +65,7 @@ func TestNotesAsWritten(t *testing.T) {
 		t.Error(msg)
 	}
 	note("Template.md", png)
-	steptest.Eventually(t, 10*time.Second, findsNone(t, url, "sourdough starter", "Template.md"))
+	steptest.Eventually(t, steptest.Patience, findsNone(t, url, "sourdough starter", "Template.md"))
 	if why := status(t, url).NotIndexed["Template.md"]; !strings.Contains(why, "is not a note") {
 		t.Errorf("index_status notIndexed[Template.md] = %q, after an image was saved over it", why)
 	}
@@ -119,9 +118,9 @@ func TestParserFailureLeavesOneNoteOut(t *testing.T) {
 	// Saved again with the same bug, while the server runs; then without it.
 	writeNote(t, vaultDir, "Boom.md", "# Boom\n\nBOOM again, quillwort.")
 	writeNote(t, vaultDir, "Later.md", "# Later\n\nA note saved after: hornwort.")
-	steptest.Eventually(t, 10*time.Second, finds(t, url, "hornwort", "Later.md"))
+	steptest.Eventually(t, steptest.Patience, finds(t, url, "hornwort", "Later.md"))
 	writeNote(t, vaultDir, "Boom.md", "# Boom\n\nMended: quillwort.")
-	steptest.Eventually(t, 10*time.Second, finds(t, url, "quillwort", "Boom.md"))
+	steptest.Eventually(t, steptest.Patience, finds(t, url, "quillwort", "Boom.md"))
 	if why, ok := status(t, url).NotIndexed["Boom.md"]; ok {
 		t.Errorf("index_status still lists Boom.md once the parser reads it: %q", why)
 	}

@@ -141,10 +141,10 @@ func TestRestartEmbedsOnlyWhatChanged(t *testing.T) {
 	if onDisk := len(notesIn(t, vaultDir)); st.Notes != onDisk {
 		t.Errorf("index_status counts %d notes, want the %d on disk", st.Notes, onDisk)
 	}
-	steptest.Eventually(t, 5*time.Second, finds(t, url, "cultured cream crème fraîche", "Kitchen/Cultured cream.md"))
-	steptest.Eventually(t, 5*time.Second, finds(t, url, "rain barrel overflow", "Archive/2026/Projects/Rain barrel.md"))
-	steptest.Eventually(t, 5*time.Second, finds(t, url, "cover the heap with cardboard when frost comes", "Garden/Compost.md"))
-	steptest.Eventually(t, 5*time.Second, findsNone(t, url, "books 2026 reading list", "Reading/Books 2026.md"))
+	steptest.Eventually(t, steptest.Patience, finds(t, url, "cultured cream crème fraîche", "Kitchen/Cultured cream.md"))
+	steptest.Eventually(t, steptest.Patience, finds(t, url, "rain barrel overflow", "Archive/2026/Projects/Rain barrel.md"))
+	steptest.Eventually(t, steptest.Patience, finds(t, url, "cover the heap with cardboard when frost comes", "Garden/Compost.md"))
+	steptest.Eventually(t, steptest.Patience, findsNone(t, url, "books 2026 reading list", "Reading/Books 2026.md"))
 	// The link graph follows the moves: the moved notes' links come from their new paths.
 	if in := backlinksOf(t, url, "Garden/Raised beds.md"); !slices.Contains(in, "Archive/2026/Projects/Rain barrel.md") ||
 		slices.Contains(in, "Projects/Rain barrel.md") {
@@ -286,7 +286,7 @@ func TestServesWhileCatchingUp(t *testing.T) {
 
 	ollama.SetLatency(0, 0)
 	waitReady(t, url)
-	steptest.Eventually(t, 10*time.Second, finds(t, url, "kohlrabi fritters", "Late/Saved meanwhile.md"))
+	steptest.Eventually(t, steptest.Patience, finds(t, url, "kohlrabi fritters", "Late/Saved meanwhile.md"))
 	result, _ = searchFor(t, url, map[string]any{"query": "sourdough"})
 	if result.Incomplete != "" || len(result.Results) == 0 {
 		t.Errorf("search once ready: %+v", result)
@@ -371,7 +371,7 @@ func TestKillDuringCatchUp(t *testing.T) {
 		t.Errorf("the restart embedded %d notes; %d were stored before the kill, so at most %d were left",
 			embedded, before.Notes, notes-before.Notes)
 	}
-	steptest.Eventually(t, 5*time.Second, finds(t, url, "word999 compost", "Folder 9/note 0999.md"))
+	steptest.Eventually(t, steptest.Patience, finds(t, url, "word999 compost", "Folder 9/note 0999.md"))
 	second.Process.Signal(os.Interrupt)
 	second.Wait()
 
@@ -397,7 +397,7 @@ func TestSearchAgreesWithStatus(t *testing.T) {
 	}
 	db := filepath.Join(t.TempDir(), "index.db")
 	url := startServing(t, vaultDir, "-embedder", "offline", "-db", db)
-	steptest.Eventually(t, time.Minute, func() string {
+	steptest.Eventually(t, steptest.Patience, func() string {
 		if st := status(t, url); st.Notes == 0 {
 			return "no note was stored"
 		}
@@ -565,11 +565,11 @@ func TestIdleIndexLeavesNoLog(t *testing.T) {
 		}
 		return ""
 	}
-	steptest.Eventually(t, 10*time.Second, logEmptied)
+	steptest.Eventually(t, steptest.Patience, logEmptied)
 
 	writeNote(t, vaultDir, "Idle.md", "# Idle\n\nA note written while the server runs.")
-	steptest.Eventually(t, 10*time.Second, finds(t, url, "written while the server runs", "Idle.md"))
-	steptest.Eventually(t, 10*time.Second, logEmptied)
+	steptest.Eventually(t, steptest.Patience, finds(t, url, "written while the server runs", "Idle.md"))
+	steptest.Eventually(t, steptest.Patience, logEmptied)
 }
 
 // A catch-up gives the collector a budget, and lifts it when it is done, the last of several

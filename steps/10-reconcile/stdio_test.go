@@ -109,7 +109,9 @@ func TestStdioFirstSearchSaysHowFar(t *testing.T) {
 	if !strings.Contains(got.Incomplete, "of 200 notes so far") || len(got.Results) == 0 && !strings.Contains(text, "Nothing in the notes indexed so far") {
 		t.Errorf("a one-shot search while the first index is being built = %+v (%q); want it to say how many of the 200 notes are indexed", got, text)
 	}
-	if took < startupWait || took > startupWait+15*time.Second {
-		t.Errorf("the one-shot took %v; want it to wait about %v for the index, then answer", took, startupWait)
+	// That it answered before the whole index was built, the words above say; a busy machine
+	// may take longer than startupWait to answer, never less.
+	if took < startupWait {
+		t.Errorf("the one-shot took %v; want it to wait %v for the index, then answer", took, startupWait)
 	}
 }
