@@ -50,15 +50,15 @@ func TestNoServerSaysHowToStartIt(t *testing.T) {
 // The run transcript of TestStopLeavesTheVault: it writes a note, waits until the test lets
 // it go on (or stops it), reads the note back, and removes it.
 const writesAndRemoves = `## writes a note
-$ printf 'x' > "$VAULT/Inbox/Run note.md" && touch "$VAULT/../wrote" && while [ ! -e "$VAULT/../write-done" ]; do sleep 0.02; done
+$ printf 'x' > "$VAULT_COPY/Inbox/Run note.md" && touch "$VAULT_COPY/../wrote" && while [ ! -e "$VAULT_COPY/../write-done" ]; do sleep 0.02; done
 
 ## waits
-$ touch "$VAULT/../waiting" && while [ ! -e "$VAULT/../go" ]; do sleep 0.02; done
+$ touch "$VAULT_COPY/../waiting" && while [ ! -e "$VAULT_COPY/../go" ]; do sleep 0.02; done
 
 ## reads the note, then removes it
-$ cat "$VAULT/Inbox/Run note.md"
+$ cat "$VAULT_COPY/Inbox/Run note.md"
 x
-$ rm "$VAULT/Inbox/Run note.md"`
+$ rm "$VAULT_COPY/Inbox/Run note.md"`
 
 // TestStopLeavesTheVault: however a run ends, the vault holds the files it held before: a run
 // that passes removes its note itself; stopped by Ctrl-C before it starts, in the middle of

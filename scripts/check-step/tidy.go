@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"vaultmcp/scripts/transcript"
 )
 
 // The transcripts of steps 8 to 10 write notes into the vault the server serves: with printf,
@@ -43,7 +45,7 @@ func listFiles(dir string) (map[string]bool, error) {
 }
 
 // tidy removes the files in vault that were not there before the run and that the transcript
-// names: "$VAULT/Garden/Kohlrabi.md" in a command, "Inbox/CON_.md" in an answer. A new file it
+// names: "$VAULT_COPY/Garden/Kohlrabi.md" in a command, "Inbox/CON_.md" in an answer. A new file it
 // does not name is not the run's (the reader may be saving notes meanwhile), so it stays.
 // tidy says on stderr what it removed and what it left.
 func tidy(vault string, before map[string]bool, transcriptText string, stderr io.Writer) {
@@ -74,11 +76,11 @@ func tidy(vault string, before map[string]bool, transcriptText string, stderr io
 	}
 }
 
-// named reports whether the transcript names the vault path p as a whole path: after $VAULT/,
-// or at the start of a quoted string or a word. "Kohlrabi.md" at the top of the vault is not
-// named by "$VAULT/Garden/Kohlrabi.md".
+// named reports whether the transcript names the vault path p as a whole path: after
+// $VAULT_COPY/, or at the start of a quoted string or a word. "Kohlrabi.md" at the top of the
+// vault is not named by "$VAULT_COPY/Garden/Kohlrabi.md".
 func named(transcriptText, p string) bool {
-	return strings.Contains(transcriptText, "$VAULT/"+p) ||
+	return strings.Contains(transcriptText, "$"+transcript.VaultVar+"/"+p) ||
 		strings.Contains(transcriptText, `"`+p) ||
 		strings.Contains(transcriptText, " "+p)
 }

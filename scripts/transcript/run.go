@@ -9,12 +9,18 @@ import (
 	"time"
 )
 
-// Env is what a transcript's commands can refer to: $MCP, the server's endpoint, and $VAULT,
-// the folder the server reads.
+// Env is what a transcript's commands can refer to: $MCP, the server's endpoint, and
+// $VAULT_COPY, the folder the server reads.
 type Env struct {
 	MCP   string
 	Vault string
 }
+
+// VaultVar names the variable through which a transcript's commands reach the folder the
+// server reads, as in printf … > "$VAULT_COPY/Garden/Kohlrabi.md". Not VAULT: the Makefile
+// reads that one, and a reader who exported VAULT to paste those commands would have
+// make step serve that folder as it is, instead of a fresh copy of the sample vault.
+const VaultVar = "VAULT_COPY"
 
 // Failure is a section that did not print what the transcript expects.
 type Failure struct {
@@ -33,7 +39,7 @@ func (f Failure) Error() string {
 	b.WriteString("reproduce with:\n")
 	fmt.Fprintf(&b, "  export MCP=%s\n", f.Env.MCP)
 	if f.Env.Vault != "" {
-		fmt.Fprintf(&b, "  export VAULT=%s\n", f.Env.Vault)
+		fmt.Fprintf(&b, "  export %s=%s\n", VaultVar, f.Env.Vault)
 	}
 	for _, line := range strings.Split(f.Command.Shell, "\n") {
 		fmt.Fprintf(&b, "  %s\n", line)
@@ -79,7 +85,7 @@ func execute(ctx context.Context, shell string, env Env) (output string, exitCod
 	ctx, cancel := context.WithTimeout(ctx, CommandTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", shell)
-	cmd.Env = append(os.Environ(), "MCP="+env.MCP, "VAULT="+env.Vault)
+	cmd.Env = append(os.Environ(), "MCP="+env.MCP, VaultVar+"="+env.Vault)
 	// When ctx ends, sh is killed, but a curl it started may live on and hold the output
 	// open: stop waiting for it soon after.
 	cmd.WaitDelay = time.Second

@@ -6,7 +6,7 @@ package transcript
 // headers) is the line the server must answer on stdout. What a curl shows about HTTP itself
 // (other headers, methods, URLs, error statuses) has no stdio counterpart, so a section that
 // needs it is left to the HTTP run. Commands that do not talk to the server, like the ones
-// that write a note into $VAULT for the watcher, run through sh as they do over HTTP.
+// that write a note into $VAULT_COPY for the watcher, run through sh as they do over HTTP.
 //
 // mcp-go answers requests on stdio before initialize too (as the stateless HTTP server does),
 // so no handshake is sent: the transcripts start with their own initialize sections.
@@ -423,7 +423,7 @@ func (f StdioFailure) Error() string {
 	if f.Sent != "" {
 		fmt.Fprintf(&b, "  printf '%%s\\n' %s | %s\n", shellQuote(f.Sent), f.Server)
 	} else {
-		fmt.Fprintf(&b, "  export VAULT=%s\n", shellQuote(f.Vault))
+		fmt.Fprintf(&b, "  export %s=%s\n", VaultVar, shellQuote(f.Vault))
 		for _, line := range strings.Split(f.Command.Shell, "\n") {
 			fmt.Fprintf(&b, "  %s\n", line)
 		}

@@ -107,8 +107,8 @@ func TestToStdio(t *testing.T) {
 			expected: `{"jsonrpc":"2.0","id":null,"error":{}}`, body: `{"jsonrpc":"2.0","id":10,`, want: `{"jsonrpc":"2.0","id":null,"error":{}}`},
 		{name: "-X POST is still a POST", shell: `curl -s -X POST $MCP -d '` + ping + `'`, expected: pong, body: ping, want: pong},
 
-		{name: "a shell command", shell: `printf '# Kohlrabi\n' > "$VAULT/Garden/Kohlrabi.md"`, shellOnly: true},
-		{name: "cat", shell: `cat "$VAULT/Inbox/Seed order.md"`, expected: "---", shellOnly: true},
+		{name: "a shell command", shell: `printf '# Kohlrabi\n' > "$VAULT_COPY/Garden/Kohlrabi.md"`, shellOnly: true},
+		{name: "cat", shell: `cat "$VAULT_COPY/Inbox/Seed order.md"`, expected: "---", shellOnly: true},
 
 		{name: "routing headers are HTTP's alone", shell: `curl -s $MCP ` + headers + " \\\n    -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: ping' -d '" + ping + "'",
 			expected: pong, body: ping, want: pong},
