@@ -78,6 +78,9 @@ func (s *Store) Search(ctx context.Context, query []float32, k int) ([]Hit, erro
 	if err != nil {
 		return nil, err
 	}
+	if err := s.loadSigns(ctx, q.dimension); err != nil {
+		return nil, err
+	}
 	var hits []Hit
 	err = s.read(ctx, func(tx *sql.Tx) error {
 		nearest, err := s.knn(ctx, tx, q, k, nil)
@@ -113,6 +116,9 @@ func (s *Store) SearchNotes(ctx context.Context, query []float32, opts Options) 
 		return nil, err
 	}
 	if ctx, err = uninterrupted(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.loadSigns(ctx, q.dimension); err != nil {
 		return nil, err
 	}
 	allowed, err := s.allowedSections(ctx, opts)
@@ -196,12 +202,32 @@ type scoredSection struct {
 	score    float64
 }
 
+// loadSigns reads every section's signs into memory at the first search, on a connection of
+// its own and holding the commit lock, as loadNames does: no write commits while it reads, so
+// each write is either in what it reads or changes memory after. Read in a search's own
+// transaction, whose snapshot may be older, a write that committed in between would be missing
+// from memory until the next Reset, or there twice.
+func (s *Store) loadSigns(ctx context.Context, dimension int) error {
+	if s.signs.isLoaded() {
+		return nil
+	}
+	// A connection before the lock, for the reason loadNames gives.
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	defer conn.Close()
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
+	if err := s.signs.load(ctx, conn, dimension); err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	return nil
+}
+
 // knn returns the k sections nearest to the query among those allowed (nil allows all),
 // nearest first.
 func (s *Store) knn(ctx context.Context, tx *sql.Tx, query searchQuery, k int, allowed map[int64]bool) ([]scoredSection, error) {
-	if err := s.signs.load(ctx, tx, query.dimension); err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
 	candidates, err := json.Marshal(s.signs.nearest(query.signs, min(max(k*candidatesPerHit, minCandidates), MaxK), allowed))
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)

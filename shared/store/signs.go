@@ -120,14 +120,15 @@ func appendWords(words []uint64, signs []byte, width int) []uint64 {
 	return words
 }
 
+// isLoaded reports whether the signs are in memory.
+func (x *signIndex) isLoaded() bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.loaded
+}
+
 // load reads every section's signs, once, from the storage of the vec0 table (see readSigns).
 func (x *signIndex) load(ctx context.Context, db querier, dimension int) error {
-	x.mu.RLock()
-	loaded := x.loaded
-	x.mu.RUnlock()
-	if loaded {
-		return nil
-	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.loaded {

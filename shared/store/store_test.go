@@ -73,6 +73,9 @@ func (s *Store) filtered(ctx context.Context, query []float32, opts Options) ([]
 	if q.unit == nil || err != nil {
 		return nil, err
 	}
+	if err := s.loadSigns(ctx, q.dimension); err != nil {
+		return nil, err
+	}
 	allowed, err := s.allowedSections(ctx, opts)
 	if err != nil {
 		return nil, err
