@@ -216,10 +216,11 @@ func chooseEmbedder(ctx context.Context, cfg config, db *store.Store, logger *sl
 // recorded in failed and the rest go on. It returns early, with ctx's error, when ctx ends.
 //
 // Three things overlap, so that the model, the slow part, waits for the rest as little as it
-// can. Two batches at most are embedded or waiting to be written: while the writer waits for
+// can. Two batches at most are embedded or waiting for the writer: while the writer waits for
 // one, the requests of the next fill the slots the first leaves idle while its last request
 // runs (the embedder bounds the requests in flight over both); while it writes one, the next
-// is embedded; and meanwhile the notes of a third are read. Batches that are embedded by the
+// two are embedded, so that a long write (a note of a thousand sections) does not leave the
+// model idle; and meanwhile the notes of another are read. Batches that are embedded by the
 // time the writer is free are written together, in one transaction: a model faster than the
 // database waits for fewer commits.
 //
@@ -229,9 +230,9 @@ func chooseEmbedder(ctx context.Context, cfg config, db *store.Store, logger *sl
 func (l *live) indexNotes(ctx context.Context, paths []string, links *linkWork, report *progress.Reporter) error {
 	// Batches reach the writer in order, each as a channel that will hold it once embedded.
 	queued := make(chan chan embeddedBatch, maxBatches)
-	// A batch holds a place from before it is embedded until it is written. More batches in
-	// flight would not make the model faster: their requests would take turns in the
-	// embedder's slots, and each batch would be ready later.
+	// A batch holds a place from before it is embedded until the writer takes it. More
+	// batches in flight would not make the model faster: their requests would take turns in
+	// the embedder's slots, and each batch would be ready later.
 	places := make(chan struct{}, maxBatches)
 	linked := l.readLinks(ctx, links)
 	var writer sync.WaitGroup
@@ -263,10 +264,12 @@ func (l *live) indexNotes(ctx context.Context, paths []string, links *linkWork, 
 					held = more
 				}
 			}
-			l.store(ctx, batches, report)
+			// Taken, the batches give up their places: the next are embedded while these are
+			// written.
 			for range batches {
 				<-places
 			}
+			l.store(ctx, batches, report)
 		}
 		if linked != nil {
 			for b := range linked {
