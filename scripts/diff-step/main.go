@@ -6,21 +6,19 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
+	"vaultmcp/scripts/reach"
 	"vaultmcp/scripts/transcript"
 )
 
@@ -124,50 +122,24 @@ func readable(diff string, withTests bool) (string, int) {
 // printShared prints the shared declarations that step reaches and prev did not, package by
 // package and file by file, each in source order.
 func printShared(ctx context.Context, root string, prev, step transcript.Step, stdout io.Writer) error {
-	before, err := loadProgram(ctx, root, prev.Name)
+	before, err := reach.Load(ctx, root, prev.Name)
 	if err != nil {
 		return err
 	}
-	after, err := loadProgram(ctx, root, step.Name)
+	after, err := reach.Load(ctx, root, step.Name)
 	if err != nil {
 		return err
 	}
-	// The two programs are parsed apart; a declaration is the same in both if it starts at
-	// the same place in the same file.
-	key := func(p *program, d *decl) string {
-		return fmt.Sprintf("%s:%d", d.file, p.fset.Position(d.node.Pos()).Offset)
-	}
-	old := map[string]bool{}
-	for d := range before.reached() {
-		old[key(before, d)] = true
-	}
-	reached := after.reached()
-	for _, importPath := range after.order {
-		pkg := after.shared[importPath]
-		byFile := map[string][]*decl{}
-		for d := range reached {
-			if d.pkg != pkg {
-				continue
-			}
-			if old[key(after, d)] {
-				continue
-			}
-			byFile[d.file] = append(byFile[d.file], d)
-		}
-		if len(byFile) == 0 {
-			continue
-		}
-		if before.shared[importPath] == nil {
-			fmt.Fprintf(stdout, "\n==== new shared package %s (%s) ====\n\n%s\n", importPath, pkg.dir, pkg.doc)
+	for _, pkg := range reach.Started(before, after) {
+		if pkg.New {
+			fmt.Fprintf(stdout, "\n==== new shared package %s (%s) ====\n\n%s\n", pkg.ImportPath, pkg.Dir, pkg.Doc)
 		} else {
-			fmt.Fprintf(stdout, "\n==== shared package %s (%s): what step %d starts to use ====\n", importPath, pkg.dir, step.Number)
+			fmt.Fprintf(stdout, "\n==== shared package %s (%s): what step %d starts to use ====\n", pkg.ImportPath, pkg.Dir, step.Number)
 		}
-		for _, file := range slices.Sorted(maps.Keys(byFile)) {
-			decls := byFile[file]
-			slices.SortFunc(decls, func(a, b *decl) int { return cmp.Compare(a.node.Pos(), b.node.Pos()) })
-			fmt.Fprintf(stdout, "\n---- %s ----\n", file)
-			for _, d := range decls {
-				fmt.Fprintf(stdout, "\n%s\n", d.text(after.fset))
+		for _, file := range pkg.Files {
+			fmt.Fprintf(stdout, "\n---- %s ----\n", file.Path)
+			for _, d := range file.Decls {
+				fmt.Fprintf(stdout, "\n%s\n", d)
 			}
 		}
 	}

@@ -1,6 +1,10 @@
-package main
+// Package reach finds the shared declarations a step reaches, and so the ones a step starts to
+// use that the step before did not: make diff prints them after the step's own diff, and the
+// guide's test holds each chapter to naming the files they live in.
+package reach
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,9 +15,11 @@ import (
 	"go/token"
 	"go/types"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -30,6 +36,61 @@ import (
 // type implements the interface), or when the standard library calls it through an interface
 // (Error, ServeHTTP, Read, ...), since such calls are not in our source. It errs on the side of
 // showing too much, never too little.
+
+// Package is what a step starts to use of one shared package.
+type Package struct {
+	ImportPath string
+	Dir        string // the package's folder, from the repository
+	Doc        string // the package comment and clause
+	New        bool   // the step before did not import the package at all
+	Files      []File // by path
+}
+
+// File is what a step starts to use of one file of a shared package.
+type File struct {
+	Path  string   // from the repository, as in shared/store/links.go
+	Decls []string // the source of each declaration, doc comment included, in source order
+}
+
+// Started returns the shared declarations that after reaches and before did not, package by
+// package (each after the packages it imports) and file by file.
+func Started(before, after *Program) []Package {
+	// The two programs are parsed apart; a declaration is the same in both if it starts at
+	// the same place in the same file.
+	key := func(p *Program, d *decl) string {
+		return fmt.Sprintf("%s:%d", d.file, p.fset.Position(d.node.Pos()).Offset)
+	}
+	old := map[string]bool{}
+	for d := range before.reached() {
+		old[key(before, d)] = true
+	}
+	reached := after.reached()
+	var started []Package
+	for _, importPath := range after.order {
+		pkg := after.shared[importPath]
+		byFile := map[string][]*decl{}
+		for d := range reached {
+			if d.pkg == pkg && !old[key(after, d)] {
+				byFile[d.file] = append(byFile[d.file], d)
+			}
+		}
+		if len(byFile) == 0 {
+			continue
+		}
+		p := Package{ImportPath: importPath, Dir: pkg.dir, Doc: pkg.doc, New: before.shared[importPath] == nil}
+		for _, path := range slices.Sorted(maps.Keys(byFile)) {
+			decls := byFile[path]
+			slices.SortFunc(decls, func(a, b *decl) int { return cmp.Compare(a.node.Pos(), b.node.Pos()) })
+			f := File{Path: path}
+			for _, d := range decls {
+				f.Decls = append(f.Decls, d.text(after.fset))
+			}
+			p.Files = append(p.Files, f)
+		}
+		started = append(started, p)
+	}
+	return started
+}
 
 // interfaceMethods are methods the standard library calls through its interfaces.
 var interfaceMethods = map[string]bool{
@@ -72,8 +133,8 @@ type sharedPackage struct {
 	doc       string  // the package comment and clause
 }
 
-// program is a step and the shared packages it reaches, parsed and type checked.
-type program struct {
+// Program is a step and the shared packages it reaches, parsed and type checked.
+type Program struct {
 	fset   *token.FileSet
 	info   *types.Info
 	step   []*ast.File
@@ -88,10 +149,10 @@ type listed struct {
 	GoFiles                       []string
 }
 
-// loadProgram parses and type checks a step's files and those of every shared package it
+// Load parses and type checks a step's files and those of every shared package it
 // imports, directly or not. Other packages come from their export data, which go list -export
 // compiles (or finds in the build cache).
-func loadProgram(ctx context.Context, root, stepDir string) (*program, error) {
+func Load(ctx context.Context, root, stepDir string) (*Program, error) {
 	cmd := exec.CommandContext(ctx, "go", "list", "-deps", "-export", "-json=ImportPath,Dir,Name,Export,GoFiles", "./steps/"+stepDir)
 	cmd.Dir = root
 	cmd.Stderr = os.Stderr
@@ -110,7 +171,7 @@ func loadProgram(ctx context.Context, root, stepDir string) (*program, error) {
 		pkgs = append(pkgs, l)
 	}
 
-	p := &program{fset: token.NewFileSet(), shared: map[string]*sharedPackage{}, info: &types.Info{
+	p := &Program{fset: token.NewFileSet(), shared: map[string]*sharedPackage{}, info: &types.Info{
 		Uses:       map[*ast.Ident]types.Object{},
 		Defs:       map[*ast.Ident]types.Object{},
 		Selections: map[*ast.SelectorExpr]*types.Selection{},
@@ -188,7 +249,7 @@ func (f importerFunc) Import(path string) (*types.Package, error) { return f(pat
 
 // declOf returns the shared declaration that holds obj, or nil for an object declared
 // elsewhere, or inside a function.
-func (p *program) declOf(obj types.Object) *decl {
+func (p *Program) declOf(obj types.Object) *decl {
 	if obj == nil || obj.Pkg() == nil || p.shared[obj.Pkg().Path()] == nil {
 		return nil
 	}
@@ -213,7 +274,7 @@ type call struct {
 }
 
 // reached returns every shared declaration the step reaches.
-func (p *program) reached() map[*decl]bool {
+func (p *Program) reached() map[*decl]bool {
 	seen := map[*decl]bool{}
 	var queue []*decl
 	var named []*types.Named // the reached types, whose methods a dynamic call may reach
