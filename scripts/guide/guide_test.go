@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	pathpkg "path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"vaultmcp/scripts/reach"
 	"vaultmcp/scripts/transcript"
 )
 
@@ -577,6 +579,91 @@ func TestChangedFiles(t *testing.T) {
 	}
 	if want := []string{"new.go", "tools.go"}; !slices.Equal(got, want) {
 		t.Errorf("changedFiles = %v, want %v (a change of version alone is no change)", got, want)
+	}
+}
+
+// TestEveryStartedSharedFileIsNamed checks that a chapter names every shared file that make
+// diff prints for its step: after the step's own diff, diff-step shows the shared declarations
+// the step starts to use under a heading per file, and a reader who meets a file there should
+// find it where the chapter teaches what it holds. The list is diff-step's own (reach.Started),
+// for the system the test runs on.
+//
+// The rule: the chapter's prose (code blocks and excerpt markers left out) gives the file's path
+// from the repository, as the heading prints it, shared/store/links.go, bare, in backticks or in
+// a link (../shared/store/links.go). A shell pattern counts for the files it matches, so that
+// shared/vault/stamp_*.go names, once, the file that reads a file's stamp on each system,
+// whichever of them the test runs on; a pattern for a whole folder, shared/store/*.go, names
+// nothing.
+func TestEveryStartedSharedFileIsNamed(t *testing.T) {
+	root, steps := rootAndSteps(t)
+	programs := make([]*reach.Program, len(steps))
+	for i, s := range steps {
+		p, err := reach.Load(t.Context(), root, s.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		programs[i] = p
+	}
+	for i := 1; i < len(steps); i++ {
+		step := steps[i]
+		chapter, err := os.ReadFile(filepath.Join(root, "guide", step.Name+".md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var started []string
+		for _, pkg := range reach.Started(programs[i-1], programs[i]) {
+			for _, f := range pkg.Files {
+				started = append(started, f.Path)
+			}
+		}
+		if len(started) == 0 && step.Number == 2 {
+			t.Fatal("step 2 starts to use no shared file: is reach.Started still finding them?")
+		}
+		for _, path := range unnamedFiles(withoutComments(withoutCode(string(chapter))), started) {
+			t.Errorf("guide/%s.md does not name %s, which make diff %d prints: name it where the chapter teaches what it holds",
+				step.Name, path, step.Number)
+		}
+	}
+}
+
+// sharedPath is a shared path, or a shell pattern, as prose gives it: on its own, or at the end
+// of a relative link. It runs to its last letter, so a sentence's full stop is left out and
+// shared/edit/edit.go.orig is not shared/edit/edit.go.
+var sharedPath = regexp.MustCompile(`(?:^|[^\w/.-]|\.\./)(shared/[\w/*?.-]*[\w*?])`)
+
+// unnamedFiles returns the paths that prose names neither as they are nor by a pattern.
+func unnamedFiles(prose string, paths []string) []string {
+	var named []string
+	for _, m := range sharedPath.FindAllStringSubmatch(prose, -1) {
+		if strings.HasSuffix(m[1], ".go") && pathpkg.Base(m[1]) != "*.go" {
+			named = append(named, m[1])
+		}
+	}
+	var unnamed []string
+	for _, p := range paths {
+		if !slices.ContainsFunc(named, func(pattern string) bool {
+			ok, _ := pathpkg.Match(pattern, p)
+			return ok
+		}) {
+			unnamed = append(unnamed, p)
+		}
+	}
+	return unnamed
+}
+
+func TestUnnamedFiles(t *testing.T) {
+	prose := "The graph lives in shared/links/links.go; `shared/store/links.go` keeps it.\n" +
+		"Each system reads a stamp in [its own file](../shared/vault/stamp_*.go), and shared/watch/*.go is a folder.\n" +
+		"Step 8's shared/inbox/inbox.go.orig is not inbox.go, nor is myshared/edit/edit.go.\n"
+	paths := []string{
+		"shared/links/links.go", "shared/store/links.go", "shared/vault/stamp_ctim.go",
+		"shared/links/stored.go", "shared/watch/watch.go", "shared/vault/stamp.go",
+		"shared/inbox/inbox.go", "shared/edit/edit.go",
+	}
+	want := []string{"shared/links/stored.go", "shared/watch/watch.go", "shared/vault/stamp.go",
+		"shared/inbox/inbox.go", "shared/edit/edit.go"}
+	if got := unnamedFiles(prose, paths); !slices.Equal(got, want) {
+		t.Errorf("unnamedFiles = %v, want %v", got, want)
 	}
 }
 
