@@ -667,6 +667,38 @@ func TestUnnamedFiles(t *testing.T) {
 	}
 }
 
+// maxChapterWords is the most a chapter may hold: about an hour's reading. A chapter that needs
+// more is teaching two things, or saying one twice.
+const maxChapterWords = 6000
+
+// TestChaptersAreShort holds every chapter in guide/, appendices included, to maxChapterWords,
+// counted as wc -w counts them: the tokens of the whole file between ASCII whitespace (a
+// no-break space joins two words, as it does for wc), code and transcripts included, since the
+// reader reads those too.
+func TestChaptersAreShort(t *testing.T) {
+	root, err := transcript.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	chapters, _ := filepath.Glob(filepath.Join(root, "guide", "*.md"))
+	if len(chapters) < 13 {
+		t.Fatalf("found %d chapters in guide/; is the glob still finding them?", len(chapters))
+	}
+	for _, chapter := range chapters {
+		data, err := os.ReadFile(chapter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(strings.FieldsFunc(string(data), isASCIISpace)); n > maxChapterWords {
+			t.Errorf("guide/%s has %d words (wc -w), over %d: say the same facts shorter, or move figures to BENCHMARKS.md",
+				filepath.Base(chapter), n, maxChapterWords)
+		}
+	}
+}
+
+// isASCIISpace is the whitespace wc -w splits words at.
+func isASCIISpace(r rune) bool { return strings.ContainsRune(" \t\n\v\f\r", r) }
+
 // TestSchemaVersionShown: chapter 5 shows the rows of a fresh index's meta table as sqlite3
 // prints them; the schema version among them is the one shared/store writes.
 func TestSchemaVersionShown(t *testing.T) {
