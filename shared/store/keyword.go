@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
 )
 
 // Field weights for BM25: a word in a note's title or aliases says more about what the note
@@ -354,11 +356,16 @@ func parseQuery(query string) keywordQuery {
 // A word in more than a quarter of the sections ("the", "how") is left out when the query has
 // rarer ones: BM25 gives it almost no weight, and asking for it would make FTS5 rank most of
 // the index (28 ms at 10,000 sections, against 1 ms without it). The coverage check still
-// counts it.
+// counts it. An English stop word in more than half of them ("the", "of") is never asked for:
+// it tells no section from the rest, so a query of nothing else ("the and of") matches
+// nothing, rather than most of the vault, each note holding every word of the query. A word
+// of the vault's subject may be in most sections too ("zebra" in a vault about zebras), and
+// is asked for: the notes that say it most come first.
 func (q keywordQuery) match(counts map[string]float64, sections float64) string {
 	var any, common []string
 	for _, w := range q.words {
 		switch n := counts[w]; {
+		case n > sections/2 && english.IsStopWord(w):
 		case n > sections/4:
 			common = append(common, quote(w))
 		case n > 0:

@@ -160,6 +160,33 @@ func TestKeywordNotesOneLongNoteCannotFlood(t *testing.T) {
 	}
 }
 
+// TestKeywordNotesStopWordsAlone: a query of English stop words that most sections hold tells
+// no note from the rest, so it matches nothing, where it would otherwise match every note,
+// each holding every word of the query. A stop word few sections hold still finds them, and
+// a word of the vault's subject that every section holds is TestKeywordNotesOneLongNoteCannotFlood's.
+func TestKeywordNotesStopWordsAlone(t *testing.T) {
+	s := newIndex(t)
+	for i := range 6 {
+		putText(t, s, Note{Path: fmt.Sprintf("Zebra %d.md", i), Title: fmt.Sprintf("Zebra %d", i)},
+			"The zebra of the plains and the herd it runs with.")
+	}
+	putText(t, s, Note{Path: "Rare.md", Title: "Rare"}, "Stripes, in a note of its own.")
+	for _, query := range []string{"the", "the and of", "The OF"} {
+		if hits := keywordSearch(t, s, query, Options{K: 10}); len(hits) != 0 {
+			t.Errorf("%q, stop words six of seven sections hold, finds %q, want nothing", query, paths(hits))
+		}
+	}
+	if hits := keywordSearch(t, s, "the zebra", Options{K: 10}); len(hits) != 6 {
+		t.Errorf(`"the zebra" finds %q, want the six zebra notes`, paths(hits))
+	}
+	if hits := keywordSearch(t, s, `"the plains"`, Options{K: 10}); len(hits) != 6 {
+		t.Errorf(`the phrase "the plains" finds %q, want the six zebra notes`, paths(hits))
+	}
+	if hits := keywordSearch(t, s, "in", Options{K: 10}); len(hits) != 1 || hits[0].Path != "Rare.md" {
+		t.Errorf(`"in", a stop word one section holds, finds %q, want Rare.md`, paths(hits))
+	}
+}
+
 // TestKeywordNotesAsDefined compares KeywordNotes, which reads only the sections that can pass
 // (see keywordQuery.enough) and each once, with its definition: every section in the order FTS5
 // ranks it, judged one by one, until K notes pass. On Zipf-distributed text, with queries of a
