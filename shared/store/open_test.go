@@ -52,9 +52,29 @@ func TestOpenNotADatabase(t *testing.T) {
 	}
 }
 
+// TestOpenFolder: a -db that names a folder is refused before anything is created, so the
+// reader who removes the folder removes everything the attempt made.
 func TestOpenFolder(t *testing.T) {
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "scratch")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	openFails(t, dir, Config{}, dir+" is a folder", filepath.Join(dir, "index.db"), "-db or VAULTMCP_DB")
+	nothingBeside(t, dir)
+}
+
+// nothingBeside fails if anything but path is in its folder, such as a lock file left behind.
+func nothingBeside(t *testing.T, path string) {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() != filepath.Base(path) {
+			t.Errorf("Open(%s) refused the path, but left %s beside it", path, e.Name())
+		}
+	}
 }
 
 func TestOpenMissingFolder(t *testing.T) {

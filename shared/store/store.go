@@ -139,6 +139,9 @@ func Open(ctx context.Context, path string, cfg Config) (s *Store, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("index path: %w", err)
 	}
+	if err := notAFile(path); err != nil {
+		return nil, err
+	}
 	held, err := lock(path)
 	if err != nil {
 		return nil, err
@@ -207,6 +210,35 @@ func (s *Store) Path() string {
 	return s.path
 }
 
+// notAFile refuses a path that exists but is no file to keep an index in: a folder, a device,
+// a named pipe. Open asks before it creates anything, the lock file included, so a mistyped
+// -db leaves nothing behind; and SQLite, given a named pipe, would wait for a writer forever.
+func notAFile(path string) error {
+	info, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil // a missing file becomes the index; lock reports what else stands in the way
+	case info.IsDir():
+		return fmt.Errorf("index %s is a folder: give the path of a file in it with %s, such as %s", path, chooseDB, filepath.Join(path, "index.db"))
+	case !info.Mode().IsRegular():
+		return fmt.Errorf("index %s is not a regular file but a %s: choose an index file with %s", path, fileKind(info.Mode()), chooseDB)
+	}
+	return nil
+}
+
+// fileKind names the sort of file that mode describes, for notAFile's message.
+func fileKind(mode fs.FileMode) string {
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case mode&fs.ModeSocket != 0:
+		return "socket"
+	case mode&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
+}
+
 // errForeign reports a SQLite database that vaultmcp did not create. Open refuses to add its
 // tables to someone else's data.
 var errForeign = errors.New("not a vaultmcp index")
@@ -225,9 +257,6 @@ func openError(path string, err error) error {
 		return fmt.Errorf("index %s cannot be written: give vaultmcp write access to it and its folder, or choose another index file with %s (%w)", path, chooseDB, err)
 	case errors.Is(err, sqlite3.CANTOPEN):
 		// SQLite does not say why it cannot open a file; the file system does.
-		if info, statErr := os.Stat(path); statErr == nil && info.IsDir() {
-			return fmt.Errorf("index %s is a folder: give the path of a file in it with %s, such as %s", path, chooseDB, filepath.Join(path, "index.db"))
-		}
 		if _, statErr := os.Stat(filepath.Dir(path)); errors.Is(statErr, fs.ErrNotExist) {
 			return fmt.Errorf("folder %s does not exist: create it, or choose another index file with %s", filepath.Dir(path), chooseDB)
 		}
