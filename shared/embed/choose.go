@@ -38,6 +38,10 @@ func CheckMode(mode string) error {
 // ChooseModel is Choose with another Ollama model than DefaultModel, and opts for it (such as
 // WithShortVectors). The length of a model's vectors is not in Ollama's list of models, so for
 // any model but DefaultModel it is measured by embedding one short text.
+//
+// Short vectors are Ollama's to give. When auto falls back to the offline embedder, whose
+// vectors cannot be cut, the server still starts, as auto promises, and a second warning says
+// that -dimensions does nothing until a start that finds Ollama.
 func ChooseModel(ctx context.Context, mode, model string, client *api.Client, logger *slog.Logger, opts ...Option) (Embedder, error) {
 	ollama := NewOllama(client, model, opts...)
 	ready := func(ctx context.Context) error {
@@ -47,7 +51,12 @@ func ChooseModel(ctx context.Context, mode, model string, client *api.Client, lo
 		}
 		return err
 	}
-	return choose(ctx, mode, ollama, ready, logger)
+	chosen, err := choose(ctx, mode, ollama, ready, logger)
+	if _, offline := chosen.(*Offline); offline && ollama.shortenTo > 0 {
+		logger.Warn("-dimensions (VAULTMCP_DIMENSIONS) IGNORED: only Ollama's vectors can be cut, not the offline embedder's word hashes; it takes effect at the next start that finds Ollama",
+			"dimensions", ollama.shortenTo)
+	}
+	return chosen, err
 }
 
 // choose returns what mode asks for, as Choose says: ollama if ready says it can serve, else

@@ -64,6 +64,31 @@ func TestChooseAutoFallsBackLoudly(t *testing.T) {
 	}
 }
 
+// -dimensions cuts only Ollama's vectors. With auto it is a valid setting that takes effect
+// whenever Ollama answers, so a fallback to the offline embedder keeps the server running, but
+// says that the setting does nothing on this start, and why.
+func TestChooseModelAutoFallbackSaysDimensionsAreIgnored(t *testing.T) {
+	client, _ := deadClient(t)
+	for cut, ignored := range map[int]bool{300: true, 0: false} {
+		var log bytes.Buffer
+		e, err := embed.ChooseModel(t.Context(), "auto", embed.DefaultModel, client,
+			slog.New(slog.NewTextHandler(&log, nil)), embed.WithShortVectors(cut))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := e.(*embed.Offline); !ok {
+			t.Fatalf("chose %T, want *embed.Offline", e)
+		}
+		said := strings.Contains(log.String(), "-dimensions")
+		if said != ignored {
+			t.Errorf("cut to %d: the log names -dimensions: %v, want %v:\n%s", cut, said, ignored, log.String())
+		}
+		if ignored && !strings.Contains(log.String(), "dimensions=300") {
+			t.Errorf("the log does not say which -dimensions is ignored:\n%s", log.String())
+		}
+	}
+}
+
 func TestChooseOllamaFailsWithTheFix(t *testing.T) {
 	client, _ := deadClient(t)
 	e, err := embed.Choose(t.Context(), "ollama", client, slog.New(slog.DiscardHandler))

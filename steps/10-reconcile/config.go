@@ -207,7 +207,9 @@ func parseToolTimeout(value string) (time.Duration, error) {
 // sign) at a cost in quality that depends on the model: nomic-embed-text is trained so that
 // its first 512 or 256 numbers still make a good vector, and Nomic reports its benchmark score
 // falling from 62.28 at 768 to 61.96 at 512 and 61.04 at 256. The offline embedder's vectors
-// are word hashes, not a model's, and cannot be cut.
+// are word hashes, not a model's, and cannot be cut: with -embedder offline the setting could
+// never take effect, and is refused. With auto it takes effect whenever Ollama answers; a start
+// that falls back to offline says that it ignores it (see embed.ChooseModel).
 func parseDimensions(value, embedder string) (int, error) {
 	if value == "" {
 		return 0, nil
