@@ -161,9 +161,12 @@ eval: use-standin-deps ## measure search on the labelled sets in scripts/eval, o
 	go run ./scripts/eval -write BENCHMARKS.md
 
 # Some tests and benchmarks read real vaults written by other people, which this repository does
-# not copy. Without them they skip, naming this target.
+# not copy. Without them they skip, naming this target. Built and then run, as check-step is, so
+# that offline the tool's own message is the last line before make's. FLAGS passes it its own
+# flags, as in make vaults FLAGS='-into /elsewhere' (.run/bin/fetchvaults -h lists them).
 vaults: ## fetch the public vaults some tests, benchmarks and make eval read, at pinned commits, into ../shared/vaults (needs the internet)
-	go run ./scripts/fetchvaults
+	@go build -o .run/bin/ ./scripts/fetchvaults
+	.run/bin/fetchvaults $(FLAGS)
 
 bench-smoke: ## run every benchmark once on small inputs, to check they still work (make check does); no figures
 	@out=$$(mktemp -d) && go run ./scripts/benchreport -short -out $$out/BENCHMARKS.md && rm -rf $$out

@@ -11,9 +11,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"vaultmcp/scripts/transcript"
 )
 
 // archive builds a .tar.gz shaped like GitHub's: every file under one top folder. The notes
@@ -216,20 +219,36 @@ func TestFetchFillsEmptyFolders(t *testing.T) {
 	}
 }
 
-// The command itself, as make vaults runs it: offline it exits non-zero and says why on stderr.
-func TestCommandOffline(t *testing.T) {
+// TestMakeVaultsOffline runs the command as the reader does, with make vaults: offline it
+// fails, leaves nothing behind, and its own message is the last line before make's, with no
+// "exit status 1" from go run after it.
+func TestMakeVaultsOffline(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+	root, err := transcript.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
 	beside := t.TempDir()
+	into := filepath.Join(beside, "shared", "vaults")
 	from := unreachable(t)
-	cmd := exec.Command("go", "run", ".", "-from", from, "-into", filepath.Join(beside, "shared", "vaults"))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err := cmd.Run()
+	cmd := exec.Command("make", "--no-print-directory", "vaults", "FLAGS=-from "+from+" -into "+into)
+	cmd.Dir = root
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out // one pipe, so the lines keep their order
+	err = cmd.Run()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() == 0 {
-		t.Fatalf("go run: %v; want a non-zero exit\n%s", err, stderr.String())
+		t.Fatalf("make vaults: %v; want a non-zero exit\n%s", err, out.String())
 	}
-	if !strings.Contains(stderr.String(), "could not reach "+from) {
-		t.Errorf("stderr does not name %s:\n%s", from, stderr.String())
+	if !strings.Contains(out.String(), "could not reach "+from) {
+		t.Errorf("make vaults does not name %s:\n%s", from, out.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	makes := slices.IndexFunc(lines, regexp.MustCompile(`^make(\[\d+\])?: \*\*\*`).MatchString)
+	if last := "nothing was written to " + into; makes < 1 || lines[makes-1] != last {
+		t.Errorf("the line before make's error is not the last of fetchvaults' message, %q:\n%s", last, out.String())
 	}
 	if names := entries(t, beside); len(names) != 0 {
 		t.Errorf("left %q behind", names)
