@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -150,12 +151,30 @@ func (g *Stored) Rename(ctx context.Context, from, to string) error {
 // Backlinks returns the links from other notes that lead to the note at path, as
 // Graph.Backlinks does.
 func (g *Stored) Backlinks(ctx context.Context, path string) ([]Ref, error) {
+	refs, _, err := g.BacklinksFirst(ctx, path, math.MaxInt)
+	return refs, err
+}
+
+// BacklinksFirst is Backlinks cut to its first n links, with the number it left out. It reads
+// the lines of those n alone: an answer that shows 200 of a hub note's thousands of backlinks
+// reads the notes of 200, not of thousands.
+func (g *Stored) BacklinksFirst(ctx context.Context, path string, n int) (refs []Ref, left int, err error) {
 	stored, err := g.db.LinksTo(ctx, path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	stored = slices.DeleteFunc(stored, func(l store.StoredLink) bool { return l.From == path })
-	return g.refsOf(stored)
+	stored, left = cut(stored, n)
+	refs, err = g.refsOf(stored)
+	return refs, left, err
+}
+
+// cut returns the first n of links, and how many it left out.
+func cut(links []store.StoredLink, n int) ([]store.StoredLink, int) {
+	if len(links) <= n {
+		return links, 0
+	}
+	return links[:n], len(links) - n
 }
 
 // Outgoing returns the links written in the note at path, as Graph.Outgoing does.
@@ -176,15 +195,27 @@ func (g *Stored) Unresolved(ctx context.Context) ([]Missing, error) {
 // Missing returns the note that does not exist at path (letter case and ".md" aside) with the
 // links that lead to it; found is false when no link does.
 func (g *Stored) Missing(ctx context.Context, path string) (m Missing, found bool, err error) {
+	m, _, found, err = g.MissingFirst(ctx, path, math.MaxInt)
+	return m, found, err
+}
+
+// MissingFirst is Missing with the links cut to their first n, and the number it left out,
+// whose lines it does not read (see BacklinksFirst).
+func (g *Stored) MissingFirst(ctx context.Context, path string, n int) (m Missing, left int, found bool, err error) {
 	key := lower(trimMD(path))
 	if key == "" {
-		return Missing{}, false, nil
+		return Missing{}, 0, false, nil
 	}
-	missing, err := g.missing(ctx, key)
-	if err != nil || len(missing) == 0 {
-		return Missing{}, false, err
+	stored, err := g.db.UnresolvedLinks(ctx, key)
+	if err != nil || len(stored) == 0 {
+		return Missing{}, 0, false, err
 	}
-	return missing[0], true, nil
+	stored, left = cut(stored, n)
+	missing, err := g.group(stored)
+	if err != nil {
+		return Missing{}, 0, false, err
+	}
+	return missing[0], left, true, nil
 }
 
 // Notes returns the paths of the notes the graph holds.
@@ -198,6 +229,11 @@ func (g *Stored) missing(ctx context.Context, key string) ([]Missing, error) {
 	if err != nil {
 		return nil, err
 	}
+	return g.group(stored)
+}
+
+// group turns unresolved links, ordered by the path they name, into a Missing for each path.
+func (g *Stored) group(stored []store.StoredLink) ([]Missing, error) {
 	refs, err := g.refsOf(stored) // all at once: each linking note is read once
 	if err != nil {
 		return nil, err

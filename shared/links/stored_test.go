@@ -2,6 +2,7 @@ package links_test
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"path/filepath"
@@ -300,5 +301,66 @@ func TestStoredReadsLinesFromTheNotes(t *testing.T) {
 	}
 	if got := storedLines(); !reflect.DeepEqual(got, want) {
 		t.Errorf("after edits the graph has not seen, backlinks' lines = %q, want %q", got, want)
+	}
+}
+
+// TestStoredFirstReadsOnlyTheLinesShown: BacklinksFirst and MissingFirst give the first n of
+// what Backlinks and Missing give, count the rest, and read the notes of those n alone: a hub
+// note's backlinks must not cost a read of every note that links to it.
+func TestStoredFirstReadsOnlyTheLinesShown(t *testing.T) {
+	ctx := t.Context()
+	notes := map[string]string{"Hub.md": "the hub"}
+	for i := range 30 {
+		notes[fmt.Sprintf("Day %02d.md", i)] = "worked on [[Hub]] and on [[Someday]]\n"
+	}
+	var reads []string
+	read := readFrom(notes)
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "index.db"), store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	g, err := links.NewStored(ctx, db, func(path string) (string, error) {
+		reads = append(reads, path)
+		return read(path)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var batch []links.Source
+	for _, p := range allPaths(notes) {
+		batch = append(batch, links.Source{Path: p, Content: notes[p], Parsed: markdown.Parse(p, notes[p])})
+	}
+	if err := g.SetMany(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+
+	all, err := g.Backlinks(ctx, "Hub.md")
+	if err != nil || len(all) != 30 {
+		t.Fatalf("Backlinks(Hub.md) = %d refs, %v; want 30", len(all), err)
+	}
+	reads = nil
+	first, left, err := g.BacklinksFirst(ctx, "Hub.md", 5)
+	if err != nil || left != 25 || !reflect.DeepEqual(first, all[:5]) {
+		t.Errorf("BacklinksFirst(Hub.md, 5) = %v, %d left, %v; want the first 5 of Backlinks and 25 left", first, left, err)
+	}
+	if len(reads) != 5 {
+		t.Errorf("BacklinksFirst(Hub.md, 5) read %d notes %q, want the 5 it shows", len(reads), reads)
+	}
+
+	missing, found, err := g.Missing(ctx, "Someday.md")
+	if err != nil || !found || len(missing.Refs) != 30 {
+		t.Fatalf("Missing(Someday.md) = %d refs, %v, %v; want 30", len(missing.Refs), found, err)
+	}
+	reads = nil
+	cut, left, found, err := g.MissingFirst(ctx, "Someday.md", 5)
+	if err != nil || !found || left != 25 || cut.Target != missing.Target || !reflect.DeepEqual(cut.Refs, missing.Refs[:5]) {
+		t.Errorf("MissingFirst(Someday.md, 5) = %+v, %d left, %v, %v; want the first 5 of Missing and 25 left", cut, left, found, err)
+	}
+	if len(reads) != 5 {
+		t.Errorf("MissingFirst(Someday.md, 5) read %d notes %q, want the 5 it shows", len(reads), reads)
+	}
+	if _, left, _, _ := g.MissingFirst(ctx, "Someday.md", 100); left != 0 {
+		t.Errorf("MissingFirst(Someday.md, 100) left %d out, want 0", left)
 	}
 }

@@ -69,24 +69,27 @@ func getBacklinks(notes *vault.Vault, ix *index) server.ToolHandlerFunc {
 		case errors.Is(err, vault.ErrNotFound):
 			// A note nobody has written yet can still have backlinks: that is how users find
 			// the notes their vault is missing.
-			missing, ok, graphErr := graph.Missing(ctx, strings.ReplaceAll(asked, `\`, "/"))
+			missing, left, ok, graphErr := graph.MissingFirst(ctx, strings.ReplaceAll(asked, `\`, "/"), maxRefs)
 			if graphErr != nil {
 				return mcp.NewToolResultError(graphErr.Error()), nil
 			}
 			if !ok {
 				return mcp.NewToolResultError(err.Error()), nil
 			}
-			out.Path = missing.Target
+			out.Path, out.Omitted = missing.Target, left
 			for _, r := range missing.Refs {
 				out.Backlinks = append(out.Backlinks, toBacklink(r))
 			}
 		case err != nil:
 			return mcp.NewToolResultError(err.Error()), nil
 		default:
-			backlinks, err := graph.Backlinks(ctx, path)
+			// The first maxRefs backlinks alone: each is shown with its line, read from the
+			// note that links, and a hub note has thousands.
+			backlinks, left, err := graph.BacklinksFirst(ctx, path, maxRefs)
 			if err != nil {
 				return mcp.NewToolResultError(err.Error()), nil
 			}
+			out.Omitted = left
 			outgoingLinks, err := graph.Outgoing(ctx, path)
 			if err != nil {
 				return mcp.NewToolResultError(err.Error()), nil
@@ -101,9 +104,6 @@ func getBacklinks(notes *vault.Vault, ix *index) server.ToolHandlerFunc {
 				}
 				out.Links = append(out.Links, o)
 			}
-		}
-		if n := len(out.Backlinks) - maxRefs; n > 0 {
-			out.Backlinks, out.Omitted = out.Backlinks[:maxRefs], out.Omitted+n
 		}
 		if n := len(out.Links) - maxRefs; n > 0 {
 			out.Links, out.Omitted = out.Links[:maxRefs], out.Omitted+n
