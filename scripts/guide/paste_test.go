@@ -180,3 +180,37 @@ func TestScratchLeftBehind(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaceholdersExplainedWhereFirstShown: a transcript writes what varies between runs as a
+// placeholder, `<string>` for a path that differs between machines, `<number>` for a score, which the
+// runner matches and a reader's shell never prints. The chapter that first shows one, in the
+// order the guide is read, names it in its prose, so the reader learns what it stands for
+// before meeting it again.
+func TestPlaceholdersExplainedWhereFirstShown(t *testing.T) {
+	root, err := transcript.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	chapters, _ := filepath.Glob(filepath.Join(root, "guide", "*.md")) // sorted: 00-setup first
+	firstShown := map[string]string{}
+	for _, chapter := range chapters {
+		data, err := os.ReadFile(chapter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(data)
+		prose := withoutComments(withoutCode(text))
+		for _, p := range []string{transcript.AnyValue, transcript.AnyNumber, transcript.AnyString, transcript.Optional} {
+			if _, seen := firstShown[p]; seen || strings.Count(text, p) == strings.Count(prose, p) {
+				continue // shown before, or not shown here
+			}
+			firstShown[p] = filepath.Base(chapter)
+			if !strings.Contains(prose, p) {
+				t.Errorf("%s is the first chapter to show %s, and does not say what it stands for", filepath.Base(chapter), p)
+			}
+		}
+	}
+	if len(firstShown) < 2 {
+		t.Errorf("the guide shows %d placeholders; is this test still finding them?", len(firstShown))
+	}
+}
