@@ -2,11 +2,16 @@ package main
 
 import (
 	"io"
+	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"vaultmcp/shared/embed"
+	"vaultmcp/shared/ollamatest"
 	"vaultmcp/shared/steptest"
+	"vaultmcp/shared/store"
 )
 
 // TestBadSettingsNameThemselves: a value the server cannot use, from a flag or from the
@@ -64,6 +69,38 @@ func TestToolCallsHaveADeadline(t *testing.T) {
 		cfg, err := readConfig(append([]string{"vaultmcp"}, c.args...), steptest.Env("VAULT_PATH", t.TempDir(), "VAULTMCP_TOOL_TIMEOUT", c.env), io.Discard)
 		if err != nil || cfg.toolTimeout != c.want {
 			t.Errorf("%q with VAULTMCP_TOOL_TIMEOUT=%q: %v, %v; want %v", c.args, c.env, cfg.toolTimeout, err, c.want)
+		}
+	}
+}
+
+// TestDimensionsWaitForOllama: with -embedder auto, an index Ollama built is kept while Ollama
+// is down, at the length it was built with; a -dimensions that asks for another length cannot
+// take effect yet, and the log says so rather than dropping it without a word.
+func TestDimensionsWaitForOllama(t *testing.T) {
+	ctx := t.Context()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "index.db"), store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Reset(ctx, store.Embedder{Name: "ollama", Model: embed.DefaultModel, Dimension: 256}); err != nil {
+		t.Fatal(err)
+	}
+	down := ollamatest.NewServer(ollamatest.Options{})
+	defer down.Close()
+	down.SetFailure(ollamatest.Down, 0)
+	for _, c := range []struct {
+		dimensions int
+		warns      bool
+	}{{512, true}, {256, false}, {0, false}} {
+		var log strings.Builder
+		cfg := config{embedder: "auto", model: embed.DefaultModel, ollama: down.Client(), dimensions: c.dimensions}
+		e, err := chooseEmbedder(ctx, cfg, db, slog.New(slog.NewTextHandler(&log, nil)))
+		if err != nil || e.Dimensions() != 256 {
+			t.Fatalf("-dimensions %d with Ollama down: %v, %v; want the 256-number index kept", c.dimensions, e, err)
+		}
+		if warned := strings.Contains(log.String(), "-dimensions (VAULTMCP_DIMENSIONS) IGNORED"); warned != c.warns {
+			t.Errorf("-dimensions %d with Ollama down over a 256-number index: warned %v, want %v; log:\n%s", c.dimensions, warned, c.warns, log.String())
 		}
 	}
 }

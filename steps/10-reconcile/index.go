@@ -204,6 +204,10 @@ func chooseEmbedder(ctx context.Context, cfg config, db *store.Store, logger *sl
 			embed.WithDimensions(built.Dimension), embed.WithShortVectors(built.Dimension))
 		if err := ollama.Check(ctx); err != nil {
 			logger.Warn("Ollama is not answering; the index it built is kept, and search fails until Ollama is back", "err", err)
+			if cfg.dimensions > 0 && cfg.dimensions != built.Dimension {
+				logger.Warn("-dimensions (VAULTMCP_DIMENSIONS) IGNORED while Ollama is down: the index keeps the length it was built with; it takes effect at the next start that finds Ollama",
+					"dimensions", cfg.dimensions, "index", built.Dimension)
+			}
 			return ollama, nil
 		}
 	}
