@@ -51,6 +51,9 @@ func (f *floor) get(ctx context.Context, embedder embed.Embedder, db *store.Stor
 	if err != nil {
 		return 0, err
 	}
+	if stats.Sections == 0 {
+		return 0, nil // nothing to find, and nothing to measure chance on: once there is
+	}
 	if f.sections > 0 && stats.Sections < 2*f.sections && 2*stats.Sections > f.sections {
 		return f.value, nil
 	}
