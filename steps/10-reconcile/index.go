@@ -223,8 +223,9 @@ func chooseEmbedder(ctx context.Context, cfg config, db *store.Store, logger *sl
 // can. Two batches at most are embedded or waiting for the writer: while the writer waits for
 // one, the requests of the next fill the slots the first leaves idle while its last request
 // runs (the embedder bounds the requests in flight over both); while it writes one, the next
-// two are embedded, so that a long write (a note of a thousand sections) does not leave the
-// model idle; and meanwhile the notes of another are read. Batches that are embedded by the
+// two are embedded; and meanwhile the notes of another are read. Batches are written in order,
+// so a long write (a note of a thousand sections) can still leave the model idle once the two
+// after it are embedded. Batches that are embedded by the
 // time the writer is free are written together, in one transaction: a model faster than the
 // database waits for fewer commits.
 //
